@@ -1,0 +1,1 @@
+"""midint code generator: parameter space, variant names, rendering of templates into generated/."""

@@ -1,0 +1,70 @@
+"""Turn a request (sizes, ops, backends) into the list of variants to generate, or a clear refusal."""
+
+from collections import Counter
+
+from .space import BACKENDS, CONSTRAINTS, MAX_BITS, OPS, candidates, failed_constraint
+
+
+class PlanError(ValueError):
+    """A request the generator refuses; the message names the constraint that failed."""
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'512,4096,65536' -> [512, 4096, 65536]; sorted, duplicates dropped."""
+    sizes = []
+    for item in str(text).replace(" ", "").split(","):
+        if item == "":
+            continue
+        try:
+            bits = int(item, 0)
+        except ValueError:
+            raise PlanError(f"SIZES: '{item}' is not an integer number of bits") from None
+        if bits <= 0:
+            raise PlanError(f"SIZES: {bits} bits: constraint bits_multiple_of_32 failed "
+                            "(bits is a positive multiple of 32)")
+        if bits % 32:
+            raise PlanError(f"SIZES: {bits} bits: constraint bits_multiple_of_32 failed "
+                            f"(bits is a positive multiple of 32; {bits} = 32 x {bits // 32} + {bits % 32})")
+        if bits > MAX_BITS:
+            raise PlanError(f"SIZES: {bits} bits: above the generator's limit of {MAX_BITS} bits")
+        sizes.append(bits)
+    if not sizes:
+        raise PlanError("SIZES is empty: give at least one size in bits, e.g. SIZES=512,4096")
+    return sorted(set(sizes))
+
+
+def variants_for(op: str, bits: int, backend: str) -> list:
+    """The variants generated for one (op, bits, backend); PlanError if there are none.
+    Prune constraints only thin out a size's variants: when they would remove all of them (tiny sizes),
+    the legal ones are kept, so every size that can work does."""
+    legal, kept, rejected = [], [], Counter()
+    for v in candidates(op, bits, backend):
+        c = failed_constraint(v)
+        if c is None:
+            kept.append(v)
+        elif c.kind == "prune":
+            legal.append(v)
+        else:
+            rejected[c.name] += 1
+    if kept or legal:
+        return kept or legal
+    rules = {c.name: c.rule for c in CONSTRAINTS}
+    why = "; ".join(f"{name} ({rules[name]}) rejected {n}" for name, n in rejected.most_common())
+    raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large for one block): {why}")
+
+
+def plan(sizes, ops=None, backends=BACKENDS) -> list:
+    """All variants for the request, in a stable order (op, bits, backend, limb, q, ipb)."""
+    ops = list(ops or OPS)
+    for op in ops:
+        if op not in OPS:
+            raise PlanError(f"unknown operation '{op}'; known: {', '.join(OPS)}")
+    for b in backends:
+        if b not in BACKENDS:
+            raise PlanError(f"unknown backend '{b}'; known: {', '.join(BACKENDS)}")
+    out = []
+    for op in ops:
+        for bits in sizes:
+            for backend in backends:
+                out.extend(variants_for(op, bits, backend))
+    return out

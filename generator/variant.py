@@ -1,0 +1,113 @@
+"""A variant: one point of the parameter space, and its name, which is its key everywhere."""
+
+from dataclasses import dataclass, replace
+import re
+
+# Limb types: name -> 32-bit words per limb.
+LIMB_WORDS = {"u32": 1, "u64": 2}
+
+BACKENDS = ("cuda", "opencl")
+
+
+class VariantNameError(ValueError):
+    """A string that is not a well-formed variant name."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """(op, bits, limb, q, ipb, ntt, backend). `ntt` is None for non-NTT algorithms; the NTT issue fills it
+    with a (prime set, digit bits) pair. Further optional fields (e.g. a thread/warp-per-instance grain)
+    go in the same way: appended with their own prefix, absent when at their default."""
+
+    op: str
+    bits: int
+    limb: str
+    q: int
+    ipb: int
+    backend: str
+    ntt: tuple | None = None
+
+    # ---- derived quantities (resource model shared by constraints, registry and templates) ----
+    @property
+    def limb_words(self) -> int:
+        return LIMB_WORDS[self.limb]
+
+    @property
+    def chunk_words(self) -> int:
+        """32-bit words each thread holds in registers per operand."""
+        return self.q * self.limb_words
+
+    @property
+    def words(self) -> int:
+        return self.bits // 32
+
+    @property
+    def threads_per_instance(self) -> int:
+        return -(-self.words // self.chunk_words)
+
+    @property
+    def block(self) -> int:
+        """Threads per block: IPB instances, rounded up to whole warps (the carry scan works on whole
+        warps; the few extra threads idle)."""
+        return -(-self.ipb * self.threads_per_instance // 32) * 32
+
+    @property
+    def name(self) -> str:
+        return format_name(self)
+
+    def with_backend(self, backend: str) -> "Variant":
+        return replace(self, backend=backend)
+
+
+# Fixed field order. Each entry: (field, prefix, pattern of the value, optional).
+_NAME_FIELDS = (
+    ("op", "", r"[a-z][a-z0-9]*", False),
+    ("bits", "", r"[1-9][0-9]*", False),
+    ("limb", "", "|".join(LIMB_WORDS), False),
+    ("q", "q", r"[1-9][0-9]*", False),
+    ("ipb", "i", r"[1-9][0-9]*", False),
+    ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
+    ("backend", "", "|".join(BACKENDS), False),
+)
+_NAME_RE = re.compile(
+    "^"
+    + "".join(
+        ("(?:_" if i else "(?:") + f"{prefix}(?P<{field}>{pat}))" + ("?" if optional else "")
+        for i, (field, prefix, pat, optional) in enumerate(_NAME_FIELDS)
+    )
+    + "$"
+)
+
+
+def format_name(v: Variant) -> str:
+    parts = []
+    for field, prefix, _pat, optional in _NAME_FIELDS:
+        value = getattr(v, field)
+        if optional and value is None:
+            continue
+        if field == "ntt":
+            value = f"{value[0]}b{value[1]}"
+        parts.append(f"{prefix}{value}")
+    return "_".join(parts)
+
+
+def parse_name(name: str) -> Variant:
+    m = _NAME_RE.match(name)
+    if not m:
+        raise VariantNameError(
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT]_backend, "
+            "e.g. add_4096_u64_q4_i1_cuda"
+        )
+    ntt = m.group("ntt")
+    if ntt is not None:
+        s, d = ntt.split("b")
+        ntt = (int(s), int(d))
+    return Variant(
+        op=m.group("op"),
+        bits=int(m.group("bits")),
+        limb=m.group("limb"),
+        q=int(m.group("q")),
+        ipb=int(m.group("ipb")),
+        backend=m.group("backend"),
+        ntt=ntt,
+    )
