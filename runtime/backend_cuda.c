@@ -1,0 +1,135 @@
+/* backend_cuda.c — the CUDA backend: kernels compiled in by nvcc, launched through generated launchers. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "context.h"
+
+typedef struct cuda_state {
+    cudaStream_t stream; /* the host path's stream */
+} cuda_state;
+
+#define STATE(ctx) ((cuda_state *)(ctx)->be)
+
+static midint_status cuda_failed(midint_context *ctx, cudaError_t err, const char *what)
+{
+    return midint_fail(ctx, err == cudaErrorMemoryAllocation ? MIDINT_ERR_OUT_OF_MEMORY : MIDINT_ERR_DEVICE,
+                       "CUDA: %s failed: %s", what, cudaGetErrorString(err));
+}
+
+/* Every entry point makes the context's device current: the calling thread may have switched. */
+static midint_status use_device(midint_context *ctx)
+{
+    cudaError_t err = cudaSetDevice(ctx->device);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaSetDevice");
+}
+
+static midint_status cu_open(midint_context *ctx, int device)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it for whoever uses CUDA next */
+        return midint_fail(ctx, MIDINT_ERR_NO_DEVICE, "CUDA: no usable device (%s)", cudaGetErrorString(err));
+    }
+    if (device >= count)
+        return midint_fail(ctx, MIDINT_ERR_NO_DEVICE, "CUDA: device %d does not exist (%d device%s found)", device,
+                           count, count == 1 ? "" : "s");
+    struct cudaDeviceProp prop;
+    int optin = 0;
+    if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess)
+        return cuda_failed(ctx, err, "querying the device");
+    cuda_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
+    if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        free(s);
+        return cuda_failed(ctx, err, "cudaStreamCreate");
+    }
+    ctx->be = s;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s (sm_%d%d)", prop.name, prop.major, prop.minor);
+    ctx->max_block = (uint32_t)prop.maxThreadsPerBlock;
+    ctx->max_shared = (uint32_t)(optin > 0 ? optin : (int)prop.sharedMemPerBlock);
+    return MIDINT_OK;
+}
+
+static void cu_close(midint_context *ctx)
+{
+    cuda_state *s = STATE(ctx);
+    if (!s)
+        return;
+    cudaSetDevice(ctx->device);
+    cudaStreamDestroy(s->stream);
+    free(s);
+    ctx->be = NULL;
+}
+
+static midint_status cu_alloc(midint_context *ctx, size_t bytes, void **buf)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMalloc(buf, bytes);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMalloc");
+}
+
+static void cu_free(midint_context *ctx, void *buf)
+{
+    cudaSetDevice(ctx->device);
+    cudaFree(buf);
+}
+
+static midint_status copy(midint_context *ctx, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, STATE(ctx)->stream);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpy");
+}
+
+static midint_status cu_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
+{
+    return copy(ctx, buf, host, bytes, cudaMemcpyHostToDevice);
+}
+
+static midint_status cu_download(midint_context *ctx, void *host, const void *buf, size_t bytes)
+{
+    return copy(ctx, host, buf, bytes, cudaMemcpyDeviceToHost);
+}
+
+static midint_status cu_launch(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream)
+{
+    if (v->impl < 0 || (size_t)v->impl >= midint_cuda_launcher_count)
+        return midint_fail(ctx, MIDINT_ERR_DEVICE, "CUDA: variant %s has no launcher", v->name);
+    if (l->grid > 0x7fffffffu)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "CUDA: %llu blocks exceed the grid limit",
+                           (unsigned long long)l->grid);
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = (cudaError_t)midint_cuda_launchers[v->impl](l, stream ? stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, v->name);
+}
+
+static midint_status cu_synchronize(midint_context *ctx, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaStreamSynchronize(stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamSynchronize");
+}
+
+static int cu_aligned16(const void *buf)
+{
+    return ((uintptr_t)buf & 15u) == 0;
+}
+
+const midint_backend_ops midint_backend_cuda = {
+    MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
+    cu_launch, cu_synchronize, cu_aligned16,
+};

@@ -1,0 +1,280 @@
+/* backend_opencl.c — the OpenCL backend: ICD loaded at run time, programs built at first use, per context. */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+/* The OpenCL entry points we use, loaded from the ICD loader so that the library also works (with the
+ * CUDA backend) on machines that have no OpenCL installed. */
+#define CL_FUNCS(X)                                                                                          \
+    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clReleaseContext)          \
+    X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
+    X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
+    X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
+    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo)
+
+static struct {
+#define X(f) __typeof__(&f) f;
+    CL_FUNCS(X)
+#undef X
+} cl;
+static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
+static char cl_load_error[256];
+
+static void load_icd(void)
+{
+    const char *names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+    void *h = NULL;
+    for (size_t i = 0; i < 2 && !h; i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(cl_load_error, sizeof cl_load_error, "no OpenCL ICD loader (libOpenCL.so.1) could be loaded");
+        return;
+    }
+#define X(f)                                                                                                   \
+    if (!(*(void **)&cl.f = dlsym(h, #f))) {                                                                   \
+        snprintf(cl_load_error, sizeof cl_load_error, "the OpenCL loader lacks %s", #f);                       \
+        return;                                                                                                \
+    }
+    CL_FUNCS(X)
+#undef X
+}
+
+typedef struct cl_state {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    cl_kernel *kernels;   /* built on first use, indexed by the registry's impl */
+    cl_program *programs;
+} cl_state;
+
+#define STATE(ctx) ((cl_state *)(ctx)->be)
+
+static midint_status cl_failed(midint_context *ctx, cl_int err, const char *what)
+{
+    return midint_fail(ctx, err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                    err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE
+                                ? MIDINT_ERR_OUT_OF_MEMORY
+                                : MIDINT_ERR_DEVICE,
+                       "OpenCL: %s failed with error %d", what, (int)err);
+}
+
+static void ocl_close(midint_context *ctx)
+{
+    cl_state *s = STATE(ctx);
+    if (!s)
+        return;
+    for (size_t i = 0; s->kernels && i < midint_opencl_kernel_count; i++) {
+        if (s->kernels[i])
+            cl.clReleaseKernel(s->kernels[i]);
+        if (s->programs[i])
+            cl.clReleaseProgram(s->programs[i]);
+    }
+    free(s->kernels);
+    free(s->programs);
+    if (s->queue)
+        cl.clReleaseCommandQueue(s->queue);
+    if (s->context)
+        cl.clReleaseContext(s->context);
+    free(s);
+    ctx->be = NULL;
+}
+
+/* The device-th device over all platforms, in platform order. */
+static midint_status find_device(midint_context *ctx, int device, cl_device_id *out)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (cl.clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0)
+        return midint_fail(ctx, MIDINT_ERR_NO_DEVICE, "OpenCL: no platform is installed (for the CPU, install PoCL)");
+    int seen = 0;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devs[64];
+        cl_uint nd = 0;
+        if (cl.clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+            continue;
+        if (device < seen + (int)nd) {
+            *out = devs[device - seen];
+            return MIDINT_OK;
+        }
+        seen += (int)nd;
+    }
+    return midint_fail(ctx, MIDINT_ERR_NO_DEVICE, "OpenCL: device %d does not exist (%d device%s found)", device,
+                       seen, seen == 1 ? "" : "s");
+}
+
+static midint_status ocl_open(midint_context *ctx, int device)
+{
+    pthread_once(&cl_once, load_icd);
+    if (cl_load_error[0])
+        return midint_fail(ctx, MIDINT_ERR_NO_BACKEND, "OpenCL: %s", cl_load_error);
+    cl_device_id dev;
+    midint_status st = find_device(ctx, device, &dev);
+    if (st != MIDINT_OK)
+        return st;
+    cl_state *s = calloc(1, sizeof *s);
+    if (s) {
+        s->kernels = calloc(midint_opencl_kernel_count + 1, sizeof *s->kernels);
+        s->programs = calloc(midint_opencl_kernel_count + 1, sizeof *s->programs);
+    }
+    ctx->be = s;
+    if (!s || !s->kernels || !s->programs) {
+        ocl_close(ctx);
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "OpenCL: out of host memory");
+    }
+    s->device = dev;
+    cl_int err;
+    s->context = cl.clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (!s->context) {
+        ocl_close(ctx);
+        return cl_failed(ctx, err, "clCreateContext");
+    }
+    s->queue = cl.clCreateCommandQueue(s->context, dev, 0, &err);
+    if (!s->queue) {
+        ocl_close(ctx);
+        return cl_failed(ctx, err, "clCreateCommandQueue");
+    }
+    size_t wg = 0;
+    cl_ulong local = 0;
+    cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    cl.clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    cl.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
+    ctx->max_block = wg > UINT32_MAX ? UINT32_MAX : (uint32_t)wg;
+    ctx->max_shared = local > UINT32_MAX ? UINT32_MAX : (uint32_t)local;
+    return MIDINT_OK;
+}
+
+static midint_status ocl_alloc(midint_context *ctx, size_t bytes, void **buf)
+{
+    cl_int err;
+    cl_mem m = cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (!m)
+        return cl_failed(ctx, err, "clCreateBuffer");
+    *buf = m;
+    return MIDINT_OK;
+}
+
+static void ocl_free(midint_context *ctx, void *buf)
+{
+    (void)ctx;
+    cl.clReleaseMemObject((cl_mem)buf);
+}
+
+static midint_status ocl_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
+{
+    cl_int err = cl.clEnqueueWriteBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueWriteBuffer");
+}
+
+static midint_status ocl_download(midint_context *ctx, void *host, const void *buf, size_t bytes)
+{
+    cl_int err = cl.clEnqueueReadBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
+}
+
+/* Build variant v's program on first use; the build log's start goes into the message on failure. */
+static midint_status get_kernel(midint_context *ctx, const midint_variant *v, cl_kernel *out)
+{
+    cl_state *s = STATE(ctx);
+    if (v->impl < 0 || (size_t)v->impl >= midint_opencl_kernel_count)
+        return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: variant %s has no kernel source", v->name);
+    if (!s->kernels[v->impl]) {
+        const midint_opencl_kernel *k = &midint_opencl_kernels[v->impl];
+        const char *srcs[2] = {midint_opencl_common, k->source};
+        cl_int err;
+        cl_program p = cl.clCreateProgramWithSource(s->context, 2, srcs, NULL, &err);
+        if (!p)
+            return cl_failed(ctx, err, "clCreateProgramWithSource");
+        err = cl.clBuildProgram(p, 1, &s->device, "-cl-std=CL1.2", NULL, NULL);
+        if (err != CL_SUCCESS) {
+            char log[300] = "";
+            cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+            cl.clReleaseProgram(p);
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: building %s failed (error %d): %s", v->name,
+                               (int)err, log);
+        }
+        cl_kernel kern = cl.clCreateKernel(p, k->name, &err);
+        if (!kern) {
+            cl.clReleaseProgram(p);
+            return cl_failed(ctx, err, "clCreateKernel");
+        }
+        size_t wg = 0;
+        cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        if (wg && wg < v->block) {
+            cl.clReleaseKernel(kern);
+            cl.clReleaseProgram(p);
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
+                               "allows %zu for it", v->name, v->block, wg);
+        }
+        s->programs[v->impl] = p;
+        s->kernels[v->impl] = kern;
+    }
+    *out = s->kernels[v->impl];
+    return MIDINT_OK;
+}
+
+static midint_status ocl_launch(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream)
+{
+    cl_kernel k = NULL;
+    midint_status st = get_kernel(ctx, v, &k);
+    if (st != MIDINT_OK)
+        return st;
+    cl_mem r = (cl_mem)l->r, a = (cl_mem)l->a, b = (cl_mem)l->b, aux = (cl_mem)l->aux;
+    cl_ulong count = l->count;
+    cl_uint n = l->n, ti = l->ti, ipb = l->ipb, vec = l->vec;
+    cl_int err = 0;
+    err |= cl.clSetKernelArg(k, 0, sizeof r, &r);
+    err |= cl.clSetKernelArg(k, 1, sizeof a, &a);
+    err |= cl.clSetKernelArg(k, 2, sizeof b, &b);
+    err |= cl.clSetKernelArg(k, 3, sizeof aux, aux ? (void *)&aux : NULL);
+    err |= cl.clSetKernelArg(k, 4, sizeof count, &count);
+    err |= cl.clSetKernelArg(k, 5, sizeof n, &n);
+    err |= cl.clSetKernelArg(k, 6, sizeof ti, &ti);
+    err |= cl.clSetKernelArg(k, 7, sizeof ipb, &ipb);
+    err |= cl.clSetKernelArg(k, 8, sizeof vec, &vec);
+    err |= cl.clSetKernelArg(k, 9, v->shared_bytes, NULL);
+    if (err != CL_SUCCESS)
+        return cl_failed(ctx, err, "clSetKernelArg");
+    size_t local = v->block, global = (size_t)l->grid * v->block;
+    cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
+    err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueNDRangeKernel");
+}
+
+static midint_status ocl_synchronize(midint_context *ctx, void *stream)
+{
+    cl_int err = cl.clFinish(stream ? (cl_command_queue)stream : STATE(ctx)->queue);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clFinish");
+}
+
+static int ocl_aligned16(const void *buf)
+{
+    (void)buf; /* buffer objects are aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (>= 128 bytes in 1.2) */
+    return 1;
+}
+
+const midint_backend_ops midint_backend_opencl = {
+    MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
+    ocl_launch, ocl_synchronize, ocl_aligned16,
+};
+
+void *midint_opencl_context(const midint_context *ctx)
+{
+    return ctx && ctx->ops == &midint_backend_opencl ? (void *)STATE(ctx)->context : NULL;
+}
+
+void *midint_opencl_device(const midint_context *ctx)
+{
+    return ctx && ctx->ops == &midint_backend_opencl ? (void *)STATE(ctx)->device : NULL;
+}
+
+void *midint_opencl_queue(const midint_context *ctx)
+{
+    return ctx && ctx->ops == &midint_backend_opencl ? (void *)STATE(ctx)->queue : NULL;
+}

@@ -1,0 +1,155 @@
+/* context.c — opening and closing a context: backend choice, device, limits, accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define DEFAULT_STAGING_BYTES ((size_t)1 << 30)
+
+const midint_backend_ops *midint_backend_find(midint_backend id)
+{
+    for (size_t i = 0; i < midint_backend_count; i++)
+        if (midint_backends[i]->id == id)
+            return midint_backends[i];
+    return NULL;
+}
+
+static const char *backend_label(midint_backend b)
+{
+    return b == MIDINT_BACKEND_CUDA ? "cuda" : b == MIDINT_BACKEND_OPENCL ? "opencl" : "auto";
+}
+
+static midint_status open_with(midint_context *ctx, const midint_backend_ops *ops, int device)
+{
+    ctx->ops = ops;
+    ctx->device = device;
+    midint_status st = ops->open(ctx, device);
+    if (st != MIDINT_OK)
+        ctx->ops = NULL;
+    return st;
+}
+
+midint_status midint_open(midint_context **out, midint_backend backend, int device)
+{
+    if (!out)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_open: ctx is NULL");
+    *out = NULL;
+    if (backend != MIDINT_BACKEND_AUTO && backend != MIDINT_BACKEND_CUDA && backend != MIDINT_BACKEND_OPENCL)
+        return midint_fail(NULL, MIDINT_ERR_UNKNOWN_BACKEND,
+                           "midint_open: unknown backend %d (use MIDINT_BACKEND_AUTO, _CUDA or _OPENCL)", (int)backend);
+    if (device < 0)
+        return midint_fail(NULL, MIDINT_ERR_NO_DEVICE, "midint_open: device index %d is negative", device);
+
+    midint_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
+    ctx->staging_bytes = DEFAULT_STAGING_BYTES;
+
+    midint_status st;
+    if (backend == MIDINT_BACKEND_AUTO) {
+        /* First backend that opens; the message of the last failure explains an empty machine. */
+        st = midint_fail(NULL, MIDINT_ERR_NO_BACKEND, "midint_open: this library was built with no backend");
+        for (size_t i = 0; i < midint_backend_count && st != MIDINT_OK; i++)
+            st = open_with(ctx, midint_backends[i], device);
+    } else {
+        const midint_backend_ops *ops = midint_backend_find(backend);
+        st = ops ? open_with(ctx, ops, device)
+                 : midint_fail(NULL, MIDINT_ERR_NO_BACKEND, "midint_open: the %s backend was not built into this "
+                               "library (rebuild with %s)", backend_label(backend),
+                               backend == MIDINT_BACKEND_CUDA ? "nvcc on the PATH" : "the OpenCL headers installed");
+    }
+    if (st == MIDINT_OK)
+        st = midint_dispatch_init(ctx);
+    if (st != MIDINT_OK) {
+        midint_close(ctx);
+        return st;
+    }
+    ctx->msg[0] = '\0'; /* AUTO may have recorded why an earlier backend did not open */
+    *out = ctx;
+    return MIDINT_OK;
+}
+
+void midint_close(midint_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->ops) {
+        void *bufs[] = {ctx->stage_a, ctx->stage_b, ctx->stage_c};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+            if (bufs[i])
+                ctx->ops->free(ctx, bufs[i]);
+        ctx->ops->close(ctx);
+    }
+    free(ctx);
+}
+
+midint_backend midint_context_backend(const midint_context *ctx)
+{
+    return ctx && ctx->ops ? ctx->ops->id : MIDINT_BACKEND_AUTO;
+}
+
+const char *midint_device_name(const midint_context *ctx)
+{
+    return ctx ? ctx->device_name : "";
+}
+
+int midint_variant_fits(const midint_context *ctx, const midint_variant *v)
+{
+    return v->block <= ctx->max_block && v->shared_bytes <= ctx->max_shared;
+}
+
+unsigned midint_max_bits(const midint_context *ctx, midint_op op)
+{
+    unsigned best = 0;
+    if (!ctx || !ctx->ops)
+        return 0;
+    for (size_t i = 0; i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (v->op == op && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > best)
+            best = v->bits;
+    }
+    return best;
+}
+
+midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_set_staging_bytes: ctx is NULL");
+    if (bytes == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_set_staging_bytes: bytes must be positive");
+    ctx->staging_bytes = bytes;
+    return MIDINT_OK;
+}
+
+/* ---- device buffers through the backend ---- */
+
+midint_status midint_buffer_alloc(midint_context *ctx, size_t bytes, void **buf)
+{
+    if (!ctx || !buf)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_buffer_alloc: %s is NULL", ctx ? "buf" : "ctx");
+    if (bytes == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_buffer_alloc: bytes is 0");
+    return ctx->ops->alloc(ctx, bytes, buf);
+}
+
+void midint_buffer_free(midint_context *ctx, void *buf)
+{
+    if (ctx && buf)
+        ctx->ops->free(ctx, buf);
+}
+
+midint_status midint_buffer_write(midint_context *ctx, void *buf, const void *host, size_t bytes)
+{
+    if (!ctx || !buf || !host)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_buffer_write: %s is NULL",
+                           !ctx ? "ctx" : !buf ? "buf" : "host");
+    return ctx->ops->upload(ctx, buf, host, bytes);
+}
+
+midint_status midint_buffer_read(midint_context *ctx, void *host, const void *buf, size_t bytes)
+{
+    if (!ctx || !buf || !host)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_buffer_read: %s is NULL",
+                           !ctx ? "ctx" : !buf ? "buf" : "host");
+    return ctx->ops->download(ctx, host, buf, bytes);
+}

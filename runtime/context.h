@@ -1,0 +1,71 @@
+/* context.h — internal: the context structure, the backend interface and error helpers. */
+#ifndef MIDINT_CONTEXT_H
+#define MIDINT_CONTEXT_H
+
+#include "launch.h"
+#include "midint.h"
+#include "registry.h"
+
+#define MIDINT_MSG_LEN 512
+#define MIDINT_MAX_FORCED 64
+
+/* What a backend does; one static instance per backend compiled in (backends.c lists them). */
+typedef struct midint_backend_ops {
+    midint_backend id;
+    const char *name;
+    /* Open device `device`: fill ctx->be, ctx->device_name and the limits; on failure set the message. */
+    midint_status (*open)(midint_context *ctx, int device);
+    void (*close)(midint_context *ctx);
+    /* Device buffers are opaque handles: a device pointer on CUDA, a cl_mem on OpenCL. */
+    midint_status (*alloc)(midint_context *ctx, size_t bytes, void **buf);
+    void (*free)(midint_context *ctx, void *buf);
+    midint_status (*upload)(midint_context *ctx, void *buf, const void *host, size_t bytes);
+    midint_status (*download)(midint_context *ctx, void *host, const void *buf, size_t bytes);
+    /* Enqueue variant v on `stream` (NULL: the context's own). */
+    midint_status (*launch)(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream);
+    midint_status (*synchronize)(midint_context *ctx, void *stream);
+    /* 1 when a device-buffer handle allows 16-byte accesses. */
+    int (*aligned16)(const void *buf);
+} midint_backend_ops;
+
+/* Backends compiled into this library, in MIDINT_BACKEND_AUTO's order of preference. */
+extern const midint_backend_ops *const midint_backends[];
+extern const size_t midint_backend_count;
+const midint_backend_ops *midint_backend_find(midint_backend id);
+
+struct midint_context {
+    const midint_backend_ops *ops;
+    void *be;                       /* the backend's own state */
+    int device;
+    char device_name[256];
+    uint32_t max_block;             /* threads per block the device allows */
+    uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
+    size_t staging_bytes;           /* cap on the host path's device buffers */
+    void *stage_a, *stage_b, *stage_c; /* host path buffers, grown on demand */
+    size_t stage_words, stage_count;   /* their capacity: words of a and b, entries of c */
+    const midint_variant *forced[MIDINT_MAX_FORCED];
+    size_t nforced;
+    char msg[MIDINT_MSG_LEN];
+};
+
+/* Record a failure on ctx (may be NULL) and for this thread; returns `status`. */
+midint_status midint_fail(midint_context *ctx, midint_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Whether the device of ctx can run v (threads per block, shared memory). */
+int midint_variant_fits(const midint_context *ctx, const midint_variant *v);
+
+/* Choose the variant for a call of n words and `count` instances; on failure the message is set. */
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+                              const midint_variant **out);
+
+/* Read MIDINT_VARIANT into ctx->forced; MIDINT_ERR_UNKNOWN_VARIANT for a name not in the registry. */
+midint_status midint_dispatch_init(midint_context *ctx);
+
+/* Launch geometry for v at n words and `count` instances. */
+void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, midint_launch *l);
+
+#endif

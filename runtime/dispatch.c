@@ -1,0 +1,152 @@
+/* dispatch.c — which variant runs a call: forced by name, else the built-in default rule. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+/* ---- level 1: variants forced by name (midint_force_variant, or MIDINT_VARIANT) ---- */
+
+static midint_status force_one(midint_context *ctx, const char *name, size_t len, int from_env)
+{
+    char buf[128];
+    if (len == 0)
+        return MIDINT_OK;
+    if (len >= sizeof buf)
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "forced variant name '%.*s...' is too long", 40, name);
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    const midint_variant *v = midint_registry_find(buf);
+    if (!v)
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "%s: variant '%s' is not in the registry (see "
+                           "generated/variants.txt)", from_env ? "MIDINT_VARIANT" : "midint_force_variant", buf);
+    if (v->backend != ctx->ops->id) {
+        if (from_env) /* the environment is process-wide: names for the other backend are for other contexts */
+            return MIDINT_OK;
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "midint_force_variant: '%s' is not a %s variant", buf,
+                           ctx->ops->name);
+    }
+    if (!midint_variant_fits(ctx, v))
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "variant '%s' needs %u threads and %u bytes of shared "
+                           "memory per block; this device allows %u and %u", buf, v->block, v->shared_bytes,
+                           ctx->max_block, ctx->max_shared);
+    if (!from_env) /* the API keeps one forced variant per operation */
+        for (size_t i = 0; i < ctx->nforced; i++)
+            if (ctx->forced[i]->op == v->op)
+                ctx->forced[i--] = ctx->forced[--ctx->nforced];
+    if (ctx->nforced == MIDINT_MAX_FORCED)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "more than %d forced variants", MIDINT_MAX_FORCED);
+    ctx->forced[ctx->nforced++] = v;
+    return MIDINT_OK;
+}
+
+midint_status midint_dispatch_init(midint_context *ctx)
+{
+    const char *env = getenv("MIDINT_VARIANT");
+    while (env && *env) {
+        size_t len = strcspn(env, ", ");
+        midint_status st = force_one(ctx, env, len, 1);
+        if (st != MIDINT_OK)
+            return st;
+        env += len + (env[len] != '\0');
+    }
+    return MIDINT_OK;
+}
+
+midint_status midint_force_variant(midint_context *ctx, const char *name)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_force_variant: ctx is NULL");
+    if (!name || !*name) {
+        ctx->nforced = 0;
+        return MIDINT_OK;
+    }
+    return force_one(ctx, name, strlen(name), 0);
+}
+
+/* ---- level 2 (issue 5): the tuned table for this device goes here ---- */
+
+/* ---- level 3: the default rule ----
+ * Among the variants that serve the call, take those of the smallest generated size (fewest idle
+ * threads), then the lowest cost below: distance (in doublings) from the preferred words per thread and
+ * threads per block, a limb-type preference, and the fraction of threads left idle at this size.
+ * The preferences are data, set from measurements (docs/dispatch.md): on an H200 every variant with 16
+ * words per thread ran within 1.5% of the best at each size 2^9..2^18, 8 words within 10%, 4 words
+ * 10-30% slower; u32 limbs beat u64 at 2^18 bits (4264 against 4066 GB/s). */
+static const struct {
+    double chunk_words;    /* preferred words per thread */
+    double block;          /* preferred threads per block */
+    double limb_words;     /* preferred limb (1: u32) */
+    double w_chunk, w_block, w_limb, w_idle;
+} default_rule = {16, 256, 1, 2.0, 1.0, 1.0, 4.0};
+
+static double default_cost(const midint_variant *v, uint32_t n)
+{
+    double chunk = v->q * v->limb_words;
+    uint32_t ti = midint_variant_threads_per_instance(v, n);
+    double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
+    return default_rule.w_chunk * fabs(log2(chunk / default_rule.chunk_words)) +
+           default_rule.w_block * fabs(log2(v->block / default_rule.block)) +
+           default_rule.w_limb * (v->limb_words != default_rule.limb_words) + default_rule.w_idle * idle;
+}
+
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+                              const midint_variant **out)
+{
+    (void)count; /* the tuned table (issue 5) keys on batch-size ranges */
+    midint_backend be = ctx->ops->id;
+    int any_forced = 0;
+    for (size_t i = 0; i < ctx->nforced; i++) {
+        const midint_variant *v = ctx->forced[i];
+        if (v->op != op)
+            continue;
+        any_forced = 1;
+        if (midint_variant_serves(v, op, be, n)) {
+            *out = v;
+            return MIDINT_OK;
+        }
+    }
+    if (any_forced)
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced variant for this operation serves %u bits "
+                           "(a variant serves sizes up to its own)", 32u * n);
+
+    const midint_variant *best = NULL;
+    double best_cost = 0;
+    for (size_t i = 0; i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (!midint_variant_serves(v, op, be, n) || !midint_variant_fits(ctx, v))
+            continue;
+        double cost = default_cost(v, n);
+        if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
+            best = v;
+            best_cost = cost;
+        }
+    }
+    if (!best)
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s variant serves %u bits on this device",
+                           ctx->ops->name, 32u * n);
+    *out = best;
+    return MIDINT_OK;
+}
+
+const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count)
+{
+    if (!ctx) {
+        midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_selected_variant: ctx is NULL");
+        return NULL;
+    }
+    if (count == 0) {
+        midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "midint_selected_variant: count is 0");
+        return NULL;
+    }
+    if (bits == 0 || bits % 32) {
+        midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "bits must be a positive multiple of 32 (got %u)", bits);
+        return NULL;
+    }
+    if ((unsigned)op >= MIDINT_OP_COUNT_) {
+        midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)op);
+        return NULL;
+    }
+    const midint_variant *v = NULL;
+    return midint_dispatch(ctx, op, bits / 32, count, &v) == MIDINT_OK ? v->name : NULL;
+}

@@ -1,0 +1,43 @@
+/* launch.h — the interface between the runtime and generated kernels: launch arguments and backend tables. */
+#ifndef MIDINT_LAUNCH_H
+#define MIDINT_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Arguments of one launch, in the order every generated kernel takes them. */
+typedef struct midint_launch {
+    void *r;            /* result (device pointer; cl_mem on OpenCL) */
+    const void *a, *b;  /* operands */
+    void *aux;          /* per-instance carry/borrow out, or NULL */
+    uint64_t count;     /* instances */
+    uint32_t n;         /* 32-bit words per instance (bits / 32) */
+    uint32_t ti;        /* threads per instance at this n */
+    uint32_t ipb;       /* instances per block at this n */
+    uint32_t vec;       /* 1: n % 4 == 0 and the buffers are 16-byte aligned, so 16-byte accesses are safe */
+    uint64_t grid;      /* blocks */
+} midint_launch;
+
+/* CUDA: one host function per variant that launches its kernel on a stream; returns a cudaError_t. */
+typedef int (*midint_cuda_launcher)(const midint_launch *l, void *stream);
+extern const midint_cuda_launcher midint_cuda_launchers[];
+extern const size_t midint_cuda_launcher_count;
+
+/* OpenCL: each variant's program is midint_opencl_common followed by its kernel source. */
+typedef struct midint_opencl_kernel {
+    const char *name;
+    const char *source;
+} midint_opencl_kernel;
+extern const char midint_opencl_common[];
+extern const midint_opencl_kernel midint_opencl_kernels[];
+extern const size_t midint_opencl_kernel_count;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,145 @@
+/* midint.h — public C API of midint: batched arithmetic on big unsigned integers on GPUs. */
+#ifndef MIDINT_H
+#define MIDINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * CONVENTIONS
+ *
+ * Data.  An integer of `bits` bits (a multiple of 32) is bits/32 little-endian 32-bit words (GMP's limb
+ * order, mpz_import/export with order -1; CGBN's cgbn_mem_t).  A batch of `count` integers is those arrays
+ * back to back, so instance i starts at word i*bits/32.
+ *
+ * Semantics.  add / sub compute r = a + b and r = a - b mod 2^bits for every instance.  When `carry` is not
+ * NULL it receives one uint32_t per instance: 1 where the addition carried out of bit bits-1 (or the
+ * subtraction borrowed), else 0, like the return value of GMP's mpn_add_n / mpn_sub_n.
+ *
+ * Sizes.  Any `bits` that is a multiple of 32, from 32 up to midint_max_bits() for that operation, works; the
+ * generated sizes (`make gen SIZES=`) choose speed, not what is legal.
+ *
+ * Aliasing.  r may be the same buffer as a and/or b (in place).  Any other overlap between r, a, b and
+ * carry is refused with MIDINT_ERR_OVERLAP; a and b may overlap each other freely.
+ *
+ * Errors.  Every call returns a midint_status.  On any failure detected before work starts (every
+ * MIDINT_ERR_* except MIDINT_ERR_DEVICE) no output is written.  A device failure in the middle of a
+ * chunked host call (MIDINT_ERR_DEVICE) may leave r and carry written for a prefix of the batch; the
+ * message says how many instances completed.  midint_last_error() gives a sentence about the last failure.
+ *
+ * Threads.  A context may be used by one thread at a time; use one context per thread for concurrency.
+ */
+
+typedef enum midint_status {
+    MIDINT_OK = 0,
+    MIDINT_ERR_NULL_POINTER = 1,    /* a required pointer argument is NULL */
+    MIDINT_ERR_INVALID_COUNT = 2,   /* count is 0 or too large for one call */
+    MIDINT_ERR_INVALID_BITS = 3,    /* bits is 0 or not a multiple of 32 */
+    MIDINT_ERR_BITS_TOO_LARGE = 4,  /* bits is above the largest size generated for this operation */
+    MIDINT_ERR_UNKNOWN_BACKEND = 5, /* the backend value is not one of midint_backend */
+    MIDINT_ERR_NO_BACKEND = 6,      /* the backend was not built in, or its runtime/driver is missing */
+    MIDINT_ERR_NO_DEVICE = 7,       /* no device with that index for that backend */
+    MIDINT_ERR_OVERLAP = 8,         /* r overlaps a, b or carry other than by being the same buffer */
+    MIDINT_ERR_UNKNOWN_VARIANT = 9, /* a forced variant name is not in the registry or does not fit */
+    MIDINT_ERR_OUT_OF_MEMORY = 10,  /* host or device memory allocation failed */
+    MIDINT_ERR_DEVICE = 11,         /* the backend reported an error (launch, copy, build) */
+    MIDINT_ERR_INVALID_ARGUMENT = 12 /* any other bad argument (the message says which) */
+} midint_status;
+
+typedef enum midint_backend {
+    MIDINT_BACKEND_AUTO = 0,  /* CUDA when a CUDA device is present, else OpenCL */
+    MIDINT_BACKEND_CUDA = 1,
+    MIDINT_BACKEND_OPENCL = 2
+} midint_backend;
+
+typedef enum midint_op {
+    MIDINT_OP_ADD = 0,
+    MIDINT_OP_SUB = 1,
+    MIDINT_OP_COUNT_ /* number of operations; not an operation */
+} midint_op;
+
+typedef struct midint_context midint_context;
+
+/* Open a context on `device` (0-based index among the backend's devices; for OpenCL, devices of all
+ * platforms in platform order).  With MIDINT_BACKEND_AUTO the device index applies to the backend chosen.
+ * On failure *ctx is set to NULL and midint_last_error(NULL) says why. */
+midint_status midint_open(midint_context **ctx, midint_backend backend, int device);
+
+/* Release the context and everything it allocated.  NULL is allowed. */
+void midint_close(midint_context *ctx);
+
+/* The message for the last failure on ctx (or, with ctx NULL, the last failure of this thread,
+ * including a failed midint_open).  Never NULL; "" when nothing failed. */
+const char *midint_last_error(const midint_context *ctx);
+
+/* A fixed name for a status code, e.g. "MIDINT_ERR_OVERLAP". */
+const char *midint_status_name(midint_status status);
+
+/* The backend in use (CUDA or OpenCL) and a human-readable device name. */
+midint_backend midint_context_backend(const midint_context *ctx);
+const char *midint_device_name(const midint_context *ctx);
+
+/* Largest `bits` an operation accepts on this context (0 when none is generated for its backend). */
+unsigned midint_max_bits(const midint_context *ctx, midint_op op);
+
+/* ---- Host buffers: the library copies to the device in chunks and back; returns when r is complete. ---- */
+
+midint_status midint_add(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                         const uint32_t *b, uint32_t *carry);
+midint_status midint_sub(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                         const uint32_t *b, uint32_t *borrow);
+
+/* ---- Device buffers: enqueue only; returns before the work finishes. ----
+ * CUDA context: r, a, b, carry are device pointers and `stream` is a cudaStream_t (NULL: default stream).
+ * OpenCL context: r, a, b, carry are cl_mem buffers created on midint_opencl_context(ctx), data at offset
+ * 0, and `stream` is a cl_command_queue on that context (NULL: the context's own queue). */
+midint_status midint_add_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                                const void *b, void *carry, void *stream);
+midint_status midint_sub_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                                const void *b, void *borrow, void *stream);
+
+/* Device buffers without writing CUDA or OpenCL code: a device pointer on CUDA, a cl_mem on OpenCL, usable
+ * with the *_device calls.  Reads and writes are synchronous and cover `bytes` from the buffer's start. */
+midint_status midint_buffer_alloc(midint_context *ctx, size_t bytes, void **buf);
+void midint_buffer_free(midint_context *ctx, void *buf);
+midint_status midint_buffer_write(midint_context *ctx, void *buf, const void *host, size_t bytes);
+midint_status midint_buffer_read(midint_context *ctx, void *host, const void *buf, size_t bytes);
+
+/* Wait until all work enqueued by midint on `stream` (as above) is done. */
+midint_status midint_synchronize(midint_context *ctx, void *stream);
+
+/* OpenCL contexts: the cl_context, cl_device_id and cl_command_queue midint uses (NULL for CUDA). */
+void *midint_opencl_context(const midint_context *ctx);
+void *midint_opencl_device(const midint_context *ctx);
+void *midint_opencl_queue(const midint_context *ctx);
+
+/* ---- Variants and dispatch ----
+ * Each operation picks a variant: one forced by name (midint_force_variant, or the environment variable
+ * MIDINT_VARIANT holding a comma-separated list of names), else the built-in default rule (docs/dispatch.md).
+ * A forced variant applies to the calls whose operation, backend and size it can serve. */
+
+/* Force `name` for its operation on this context; NULL or "" clears the forced variant of every operation.
+ * MIDINT_ERR_UNKNOWN_VARIANT when the name is not in the registry or not of this context's backend. */
+midint_status midint_force_variant(midint_context *ctx, const char *name);
+
+/* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
+ * midint_last_error(ctx). */
+const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
+
+/* Number of generated variants, and the name of the i-th (NULL past the end). */
+size_t midint_variant_count(void);
+const char *midint_variant_name(size_t i);
+
+/* Upper bound on the device memory a host call uses for staging; smaller values make more, smaller chunks.
+ * Default 1 GiB; at least one instance's worth is always used. */
+midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MIDINT_H */

@@ -1,0 +1,194 @@
+/* ops.c — the batched operations: argument checks, then the host path (copy, chunk) or the device path. */
+#include <stdint.h>
+
+#include "context.h"
+
+/* One descriptor per operation: its name and the sizes of its buffers, shared by both paths. */
+typedef struct op_desc {
+    const char *name;        /* as in messages and variant names */
+    const char *aux_name;    /* the per-instance output beside r */
+    uint32_t r_words_per_n;  /* result words per operand word (2 for a full product) */
+} op_desc;
+
+static const op_desc op_descs[MIDINT_OP_COUNT_] = {
+    [MIDINT_OP_ADD] = {"add", "carry", 1},
+    [MIDINT_OP_SUB] = {"sub", "borrow", 1},
+};
+
+typedef struct call {
+    midint_op op;
+    size_t count;
+    unsigned bits;
+    void *r;
+    const void *a, *b;
+    void *aux;
+} call;
+
+static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
+{
+    uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return x < y + qn && y < x + pn;
+}
+
+/* Checks common to both paths; nothing has been touched when this fails. `fn` names the API function. */
+static midint_status check_call(midint_context *ctx, const call *c, const char *fn, int device_handles)
+{
+    const op_desc *d = &op_descs[c->op];
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+    if (!c->r || !c->a || !c->b)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !c->r ? "r" : !c->a ? "a" : "b");
+    if (c->count == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", fn);
+    if (c->bits == 0 || c->bits % 32)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32",
+                           fn, c->bits);
+    unsigned max = midint_max_bits(ctx, c->op);
+    if (c->bits > max)
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest %s size generated for "
+                           "the %s backend is %u (make gen SIZES=...)", fn, c->bits, d->name, ctx->ops->name, max);
+    size_t n = c->bits / 32;
+    if (c->count > SIZE_MAX / 4 / n / d->r_words_per_n || c->count > (size_t)UINT32_MAX * 1024u)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, c->count);
+    if (device_handles && ctx->ops->id == MIDINT_BACKEND_OPENCL) {
+        /* cl_mem handles: only identity is visible; the same buffer as r is in-place, as aux it is overlap */
+        if (c->aux && (c->aux == c->r || c->aux == c->a || c->aux == c->b))
+            return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s is the same buffer as an operand", fn, d->aux_name);
+        return MIDINT_OK;
+    }
+    size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
+    if ((c->r != c->a && ranges_overlap(c->r, r_bytes, c->a, in_bytes)) ||
+        (c->r != c->b && ranges_overlap(c->r, r_bytes, c->b, in_bytes)))
+        return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: r overlaps %s without being the same buffer (only exact "
+                           "in-place use is supported)", fn, c->r != c->a && ranges_overlap(c->r, r_bytes, c->a,
+                           in_bytes) ? "a" : "b");
+    if (c->aux && (ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) || ranges_overlap(c->aux, aux_bytes, c->a,
+                   in_bytes) || ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
+        return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps r, a or b", fn, d->aux_name);
+    return MIDINT_OK;
+}
+
+/* Make the host-path buffers hold `count` instances of n words; the cap only bounds the chunk size. */
+static midint_status ensure_staging(midint_context *ctx, size_t words, size_t count)
+{
+    const midint_backend_ops *ops = ctx->ops;
+    if (words > ctx->stage_words) {
+        void *na = NULL, *nb = NULL;
+        midint_status st = ops->alloc(ctx, words * 4, &na);
+        if (st == MIDINT_OK)
+            st = ops->alloc(ctx, words * 4, &nb);
+        if (st != MIDINT_OK) {
+            if (na)
+                ops->free(ctx, na);
+            return st;
+        }
+        if (ctx->stage_a)
+            ops->free(ctx, ctx->stage_a);
+        if (ctx->stage_b)
+            ops->free(ctx, ctx->stage_b);
+        ctx->stage_a = na;
+        ctx->stage_b = nb;
+        ctx->stage_words = words;
+    }
+    if (count > ctx->stage_count) {
+        void *nc = NULL;
+        midint_status st = ops->alloc(ctx, count * 4, &nc);
+        if (st != MIDINT_OK)
+            return st;
+        if (ctx->stage_c)
+            ops->free(ctx, ctx->stage_c);
+        ctx->stage_c = nc;
+        ctx->stage_count = count;
+    }
+    return MIDINT_OK;
+}
+
+static midint_status run_host(midint_context *ctx, const call *c, const char *fn)
+{
+    midint_status st = check_call(ctx, c, fn, 0);
+    if (st != MIDINT_OK)
+        return st;
+    uint32_t n = c->bits / 32;
+    const midint_variant *v = NULL;
+    if ((st = midint_dispatch(ctx, c->op, n, c->count, &v)) != MIDINT_OK)
+        return st;
+
+    /* Chunk so that a's and b's device copies stay within the staging cap (at least one instance). */
+    size_t per = (size_t)n * 4 * 2;
+    size_t chunk = ctx->staging_bytes / per;
+    if (chunk == 0)
+        chunk = 1;
+    if (chunk > c->count)
+        chunk = c->count;
+    st = ensure_staging(ctx, chunk * n, chunk);
+    if (st != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: allocating %zu bytes of staging: %s", fn, chunk * n * 8, ctx->msg);
+
+    const midint_backend_ops *ops = ctx->ops;
+    for (size_t done = 0; done < c->count; done += chunk) {
+        size_t m = c->count - done < chunk ? c->count - done : chunk;
+        size_t off = done * n, bytes = m * n * 4;
+        midint_launch l;
+        midint_plan_launch(v, n, m, &l);
+        /* in place on the device: the result overwrites a's staging copy */
+        l.r = ctx->stage_a;
+        l.a = ctx->stage_a;
+        l.b = ctx->stage_b;
+        l.aux = c->aux ? ctx->stage_c : NULL;
+        l.vec = n % 4 == 0;
+        if ((st = ops->upload(ctx, ctx->stage_a, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
+            (st = ops->upload(ctx, ctx->stage_b, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
+            (st = ops->launch(ctx, v, &l, NULL)) != MIDINT_OK ||
+            (st = ops->download(ctx, (uint32_t *)c->r + off, ctx->stage_a, bytes)) != MIDINT_OK ||
+            (c->aux && (st = ops->download(ctx, (uint32_t *)c->aux + done, ctx->stage_c, m * 4)) != MIDINT_OK))
+            return midint_fail(ctx, st, "%s: %s (%zu of %zu instances were completed)", fn, ctx->msg, done,
+                               c->count);
+    }
+    return MIDINT_OK;
+}
+
+static midint_status run_device(midint_context *ctx, const call *c, void *stream, const char *fn)
+{
+    midint_status st = check_call(ctx, c, fn, 1);
+    if (st != MIDINT_OK)
+        return st;
+    uint32_t n = c->bits / 32;
+    const midint_variant *v = NULL;
+    if ((st = midint_dispatch(ctx, c->op, n, c->count, &v)) != MIDINT_OK)
+        return st;
+    midint_launch l;
+    midint_plan_launch(v, n, c->count, &l);
+    l.r = c->r;
+    l.a = c->a;
+    l.b = c->b;
+    l.aux = c->aux;
+    l.vec = n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) && ctx->ops->aligned16(c->b);
+    return ctx->ops->launch(ctx, v, &l, stream);
+}
+
+#define HOST_OP(fn, opcode, auxname)                                                                            \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
+                     const uint32_t *b, uint32_t *auxname)                                                      \
+    {                                                                                                           \
+        call c = {opcode, count, bits, r, a, b, auxname};                                                       \
+        return run_host(ctx, &c, #fn);                                                                          \
+    }
+#define DEVICE_OP(fn, opcode, auxname)                                                                          \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
+                     void *auxname, void *stream)                                                               \
+    {                                                                                                           \
+        call c = {opcode, count, bits, r, a, b, auxname};                                                       \
+        return run_device(ctx, &c, stream, #fn);                                                                \
+    }
+
+HOST_OP(midint_add, MIDINT_OP_ADD, carry)
+HOST_OP(midint_sub, MIDINT_OP_SUB, borrow)
+DEVICE_OP(midint_add_device, MIDINT_OP_ADD, carry)
+DEVICE_OP(midint_sub_device, MIDINT_OP_SUB, borrow)
+
+midint_status midint_synchronize(midint_context *ctx, void *stream)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_synchronize: ctx is NULL");
+    return ctx->ops->synchronize(ctx, stream);
+}
