@@ -1,0 +1,135 @@
+# Makefile — generate kernels, build libmidint (CUDA and/or OpenCL), the test drivers and the example.
+#
+#   make gen SIZES=512,4096,65536   render templates/ into generated/ (default sizes 2^9..2^18)
+#   make                            build lib/libmidint.a and lib/libmidint.so
+#   make test                       build everything and run the tests (pytest)
+#   make example                    build and run the example (GPU when present, else OpenCL/PoCL)
+#   make install PREFIX=/usr/local  install the library, header and pkg-config file
+#
+# Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1.
+
+PYTHON    ?= python3
+CC        ?= cc
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_ARCH ?= 90
+PREFIX    ?= /usr/local
+SIZES     ?=
+CFLAGS    ?= -O2 -g
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+
+ifneq ($(NO_CUDA),)
+NVCC :=
+endif
+CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC))))
+HAVE_OPENCL := $(if $(NO_OPENCL),,$(shell printf '\#include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1))
+
+BUILD := build
+ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime
+NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
+              $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
+              -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
+LIBS := -ldl -lpthread -lm
+
+RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c \
+               runtime/backends.c
+GEN_SRC     := generated/registry.c
+ifneq ($(HAVE_OPENCL),)
+ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
+RUNTIME_SRC += runtime/backend_opencl.c
+GEN_SRC     += generated/opencl_sources.c
+endif
+ifneq ($(NVCC),)
+ALL_CFLAGS  += -DMIDINT_HAVE_CUDA -I$(CUDA_HOME)/include
+RUNTIME_SRC += runtime/backend_cuda.c
+GEN_SRC     += generated/registry_cuda.c
+CU_SRC      := $(wildcard generated/cuda/*.cu)
+LIBS        := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lstdc++ $(LIBS)
+endif
+
+OBJS := $(patsubst %.c,$(BUILD)/%.o,$(RUNTIME_SRC) $(GEN_SRC)) $(patsubst %.cu,$(BUILD)/%.o,$(CU_SRC))
+
+# Objects depend on the configuration (flags, backends), so that switching CUDA or OpenCL on or off rebuilds.
+CONFIG := $(BUILD)/config.txt
+CONFIG_TEXT := $(ALL_CFLAGS) | $(NVCC) $(NVCC_FLAGS) | $(LIBS)
+$(shell mkdir -p $(BUILD); printf '%s\n' '$(CONFIG_TEXT)' | cmp -s - $(CONFIG) || printf '%s\n' '$(CONFIG_TEXT)' > $(CONFIG))
+
+.PHONY: all lib gen regen test check drivers example install clean distclean
+.DEFAULT_GOAL := all
+
+# Generation runs first in its own make, so that the list of generated .cu files is read after it.
+all: generated/.stamp
+	@$(MAKE) --no-print-directory -j$(JOBS) lib drivers
+
+# `make gen` regenerates with SIZES (default sizes when SIZES is not given).
+gen:
+	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES))
+	@touch generated/.stamp
+
+# Templates or generator changed: regenerate with the sizes of the last `make gen`.
+generated/.stamp: $(wildcard generator/*.py templates/*.j2)
+	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES),$(if $(wildcard generated/SIZES),--sizes $(shell cat generated/SIZES)))
+	@touch $@
+
+lib: lib/libmidint.a lib/libmidint.so
+
+lib/libmidint.a: $(OBJS)
+	@mkdir -p lib
+	rm -f $@ && ar rcs $@ $^
+
+lib/libmidint.so: $(OBJS)
+	@mkdir -p lib
+	$(CC) -shared -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c runtime/midint.h runtime/context.h runtime/launch.h runtime/registry.h generated/.stamp $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.stamp $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+# ---- test drivers and the example: linked statically against libmidint and GMP, so the GPU machine
+# (which has no GMP) can run a build made here ----
+TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
+DRIVER_LIBS := lib/libmidint.a -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
+DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example
+ifneq ($(NVCC),)
+DRIVERS += $(BUILD)/tuning/bench
+endif
+drivers: $(DRIVERS)
+
+# the benchmark times with CUDA events, so it exists only in CUDA builds
+$(BUILD)/tuning/bench: tuning/bench.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
+
+$(BUILD)/tests/%: tests/drivers/%.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
+
+$(BUILD)/examples/%: examples/%.c lib/libmidint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(DRIVER_LIBS)
+
+example: all
+	$(BUILD)/examples/addsub_example
+
+# tests run in parallel when pytest-xdist is installed
+PYTEST_ARGS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && printf '%s' '-n $(JOBS)')
+test check: all
+	$(PYTHON) -m pytest -q -ra $(PYTEST_ARGS) tests
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 lib/libmidint.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 lib/libmidint.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 runtime/midint.h $(DESTDIR)$(PREFIX)/include/
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: midint\nDescription: batched big-integer arithmetic on GPUs\nVersion: 0.1.0\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lmidint\nLibs.private: %s\n' \
+		'$(PREFIX)' '$(LIBS)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/midint.pc
+
+clean:
+	rm -rf $(BUILD) lib
+
+distclean: clean
+	$(PYTHON) -c "from generator.render import write_tree; from pathlib import Path; write_tree(Path('generated'), {})"
+	rm -f generated/.stamp
