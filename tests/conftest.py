@@ -1,0 +1,78 @@
+"""Shared pytest fixtures: repository paths, the generated variant list and backend availability."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+CHECK_BATCH = BUILD / "tests" / "check_batch"
+VARIANTS_TXT = ROOT / "generated" / "variants.txt"
+BACKENDS = ("opencl", "cuda")
+
+
+def read_variants():
+    """The generated variant list as dicts (see generated/variants.txt's header for the columns)."""
+    if not VARIANTS_TXT.exists():
+        return []
+    cols = ("name", "op", "bits", "limb", "q", "ipb", "backend", "block", "shared_bytes")
+    out = []
+    for line in VARIANTS_TXT.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            row = dict(zip(cols, line.split()))
+            for k in ("bits", "q", "ipb", "block", "shared_bytes"):
+                row[k] = int(row[k])
+            row["limb_words"] = 2 if row["limb"] == "u64" else 1
+            out.append(row)
+    return out
+
+
+_probe_cache = {}
+
+
+def probe(backend):
+    """(exit code, message) of `check_batch --probe` for a backend, asked once per session:
+    0 available, 3 unavailable here, anything else a broken build."""
+    if backend not in _probe_cache:
+        if not CHECK_BATCH.exists():
+            _probe_cache[backend] = (-1, f"{CHECK_BATCH} is missing: run `make` first")
+        else:
+            env = {k: v for k, v in os.environ.items() if k != "MIDINT_VARIANT"}
+            p = subprocess.run([str(CHECK_BATCH), "--backend", backend, "--probe"], capture_output=True, text=True,
+                               timeout=120, env=env)
+            _probe_cache[backend] = (p.returncode, p.stdout.strip() or p.stderr.strip())
+    return _probe_cache[backend]
+
+
+def available(backend):
+    return probe(backend)[0] == 0
+
+
+def require_backend(backend):
+    """Skip, with the reason visible in the report, when `backend` cannot run here; fail when the probe breaks."""
+    rc, why = probe(backend)
+    if rc == 3:
+        pytest.skip(f"{backend} backend unavailable here: {why}")
+    if rc != 0:
+        pytest.fail(f"check_batch --probe for {backend} exited {rc}: {why}")
+    return why
+
+
+def run_driver(args, cases, env=None, timeout=900):
+    """Run check_batch with `cases` (lines) on stdin; returns the CompletedProcess."""
+    assert CHECK_BATCH.exists(), f"{CHECK_BATCH} is missing: run `make` first"
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([str(CHECK_BATCH), *args], input="\n".join(cases) + "\n", capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+
+
+def assert_all_ok(proc, cases):
+    """Every case reported ok, one line each, and the driver exited 0."""
+    lines = proc.stdout.splitlines()
+    fails = [ln for ln in lines if ln.startswith("FAIL")]
+    assert not fails, f"{len(fails)} of {len(cases)} cases failed:\n" + "\n".join(fails[:20])
+    assert proc.returncode == 0, f"driver exit {proc.returncode}: {proc.stderr.strip()}"
+    oks = [ln for ln in lines if ln.startswith("ok ")]
+    assert len(oks) == len(cases), f"expected {len(cases)} results, got {len(oks)}: {proc.stderr.strip()}"

@@ -1,0 +1,1063 @@
+/* api_errors.c — feeds bad input to every midint C API entry point and checks status, message and untouched outputs. */
+/*
+ * Usage: api_errors [--backend cuda|opencl] [--list]
+ * Runs a list of named checks against one context (default backend: opencl) and prints one line per check:
+ * "ok <name>" or "FAIL <name>: <what was wrong>".  --list prints the names only (without opening anything).
+ * Exit status: 0 all checks passed, 1 some failed, 2 usage error or the context could not be opened.
+ *
+ * A failing call must return the documented midint_status, leave a non-empty message that names the offending
+ * argument, and write nothing: host buffers live in one arena (r and carry pre-filled with a canary) that is
+ * compared word by word after the call; device buffers are read back and compared.  Before each call under test
+ * a deliberate failure (forcing an unknown variant) puts a sentinel into the messages, so a call that fails
+ * without setting its own message is caught instead of passing on a stale one.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "midint.h"
+
+#define CANARY 0xA5A5A5A5u
+#define GUARD 8 /* canary words before and after the arena's regions */
+#define SENTINEL "zz_stale_message_sentinel"
+#define DEFAULT_STAGING ((size_t)1 << 30)
+
+typedef struct env {
+    midint_context *ctx;
+    midint_backend backend;
+    const char *bname, *other; /* this backend's and the other backend's variant-name suffix */
+    char open_msg[600];        /* midint_last_error(ctx) right after midint_open */
+    void *dbuf[4];             /* device buffers: r, a, b, carry (dwords words each) */
+    size_t dwords;
+    uint32_t *dhost[4];        /* what each device buffer should hold */
+} env;
+
+enum { DR, DA, DB, DC };
+
+static const char *op_name(midint_op op) { return op == MIDINT_OP_ADD ? "add" : "sub"; }
+static const char *aux_name(midint_op op) { return op == MIDINT_OP_ADD ? "carry" : "borrow"; }
+
+static int failf(char *why, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int failf(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* Put the sentinel into both messages (the context's and the thread's) right before a call under test. */
+static void arm(env *e)
+{
+    midint_force_variant(e->ctx, SENTINEL);
+}
+
+/* The status is `want`; the message is non-empty, fresh, and contains every keyword (NULL-terminated). */
+static int expect(char *why, size_t len, const char *what, midint_status got, midint_status want, const char *msg,
+                  const char *const *kw)
+{
+    if (got != want)
+        return failf(why, len, "%s returned %s, want %s (message: \"%s\")", what, midint_status_name(got),
+                     midint_status_name(want), msg ? msg : "(null)");
+    if (!msg)
+        return failf(why, len, "%s: midint_last_error returned NULL", what);
+    if (!msg[0])
+        return failf(why, len, "%s: midint_last_error is empty", what);
+    if (strstr(msg, SENTINEL))
+        return failf(why, len, "%s set no message of its own (still the previous one: \"%s\")", what, msg);
+    for (; kw && *kw; kw++)
+        if (!strstr(msg, *kw))
+            return failf(why, len, "%s: message \"%s\" does not mention \"%s\"", what, msg, *kw);
+    return 1;
+}
+#define KW(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- host buffers: one arena [guard][a][gap][b][gap][r][gap][carry][guard] so that any stray write shows;
+ * each gap (w + GUARD canary words) keeps a shifted buffer (r = a + 1 word...) from reaching the next region,
+ * so that each overlap check tests exactly one pair ---- */
+
+typedef struct arena {
+    uint32_t *mem, *snap;
+    size_t words, w, gap, count; /* w = count*n words per operand */
+    uint32_t *a, *b, *r, *carry;
+} arena;
+
+static int arena_init(arena *A, size_t count, size_t n, uint64_t seed)
+{
+    A->count = count;
+    A->w = count * n;
+    A->gap = A->w + GUARD;
+    A->words = GUARD + 3 * (A->w + A->gap) + count + GUARD;
+    A->mem = malloc(A->words * 4);
+    A->snap = malloc(A->words * 4);
+    if (!A->mem || !A->snap) {
+        free(A->mem);
+        free(A->snap);
+        A->mem = A->snap = NULL;
+        return 0;
+    }
+    A->a = A->mem + GUARD;
+    A->b = A->a + A->w + A->gap;
+    A->r = A->b + A->w + A->gap;
+    A->carry = A->r + A->w + A->gap;
+    rng g = {seed};
+    for (size_t i = 0; i < A->words; i++)
+        A->mem[i] = CANARY;
+    for (size_t i = 0; i < A->w; i++) {
+        A->a[i] = (uint32_t)rng_next(&g);
+        A->b[i] = (uint32_t)rng_next(&g);
+    }
+    memcpy(A->snap, A->mem, A->words * 4);
+    return 1;
+}
+
+static void arena_free(arena *A)
+{
+    free(A->mem);
+    free(A->snap);
+}
+
+static const char *arena_region(const arena *A, size_t i)
+{
+    const uint32_t *p = A->mem + i;
+    return p < A->a ? "guard before a" : p < A->a + A->w ? "a" : p < A->b ? "gap after a" : p < A->b + A->w ? "b"
+           : p < A->r ? "gap after b" : p < A->r + A->w ? "r" : p < A->carry ? "gap after r"
+           : p < A->carry + A->count ? "carry" : "guard after carry";
+}
+
+/* Nothing in the arena changed, except within [skip0, skip0+n0) and [skip1, skip1+n1) (NULL: none). */
+static int arena_unchanged_except(const arena *A, const uint32_t *skip0, size_t n0, const uint32_t *skip1, size_t n1,
+                                  const char *what, char *why, size_t len)
+{
+    for (size_t i = 0; i < A->words; i++) {
+        const uint32_t *p = A->mem + i;
+        if ((skip0 && p >= skip0 && p < skip0 + n0) || (skip1 && p >= skip1 && p < skip1 + n1))
+            continue;
+        if (A->mem[i] != A->snap[i])
+            return failf(why, len, "%s: word %zu of the host buffers (%s) changed from %08" PRIx32 " to %08" PRIx32,
+                         what, i, arena_region(A, i), A->snap[i], A->mem[i]);
+    }
+    return 1;
+}
+
+/* ---- host-path error checks (midint_add / midint_sub) ---- */
+
+enum layout {
+    L_NORMAL,
+    L_NULL_CTX,
+    L_NULL_R,
+    L_NULL_A,
+    L_NULL_B,
+    L_R_OVER_A,      /* r = a + 1 word */
+    L_R_OVER_A_TAIL, /* r starts at a's last word */
+    L_R_OVER_B,      /* r = b + 1 word */
+    L_AUX_OVER_R,    /* carry starts at r's last word */
+    L_AUX_OVER_A,    /* carry = a + 1 word */
+    L_AUX_OVER_B,    /* carry starts at b's last word */
+    L_AUX_IS_R,      /* carry = r exactly */
+    L_AUX_IS_A,      /* carry = a exactly (device path) */
+};
+
+#define BITS_OVER_MAX 0xFFFFFFFFu /* stands for midint_max_bits(ctx, op) + 32 */
+#define KW_BITS "$bits"           /* stands for "bits is <bits>" */
+#define KW_AUX "$aux"             /* stands for "carry" / "borrow" */
+
+typedef struct err_case {
+    const char *name; /* after "add_" / "sub_" (host) or "add_device_" / "sub_device_" */
+    int layout;
+    size_t count;
+    unsigned bits;
+    midint_status want;
+    const char *kw[3];
+} err_case;
+
+static const err_case host_cases[] = {
+    {"null_ctx", L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
+    {"null_r", L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
+    {"null_a", L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
+    {"null_b", L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
+    {"count_0", L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
+    {"count_too_large", L_NORMAL, SIZE_MAX, 64, MIDINT_ERR_INVALID_COUNT, {"count", "too large"}},
+    {"bits_0", L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_31", L_NORMAL, 4, 31, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_33", L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_above_max", L_NORMAL, 2, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    {"bits_huge", L_NORMAL, 1, 0xFFFFFFE0u, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    {"overlap_r_a_plus_1", L_R_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
+    {"overlap_r_a_last_word", L_R_OVER_A_TAIL, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
+    {"overlap_r_b_plus_1", L_R_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps b"}},
+    {"overlap_carry_r", L_AUX_OVER_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_is_r", L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_a", L_AUX_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_b", L_AUX_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+};
+
+static unsigned case_bits(const env *e, midint_op op, const err_case *c)
+{
+    return c->bits == BITS_OVER_MAX ? midint_max_bits(e->ctx, op) + 32 : c->bits;
+}
+
+/* Expand the placeholder keywords of c into out (NULL-terminated); fn is the API function's name. */
+static void case_keywords(const err_case *c, midint_op op, unsigned bits, const char *fn, char store[4][64],
+                          const char *out[5])
+{
+    size_t k = 0;
+    snprintf(store[0], sizeof store[0], "%s:", fn);
+    out[k++] = store[0];
+    for (size_t i = 0; i < 3 && c->kw[i]; i++) {
+        if (strcmp(c->kw[i], KW_BITS) == 0) {
+            snprintf(store[1 + i], sizeof store[1 + i], "bits is %u", bits);
+            out[k++] = store[1 + i];
+        } else if (strcmp(c->kw[i], KW_AUX) == 0) {
+            snprintf(store[1 + i], sizeof store[1 + i], "%s overlaps", aux_name(op));
+            out[k++] = store[1 + i];
+        } else {
+            out[k++] = c->kw[i];
+        }
+    }
+    out[k] = NULL;
+}
+
+static int check_host_error(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    const err_case *c = arg;
+    unsigned bits = case_bits(e, op, c);
+    if (c->bits == BITS_OVER_MAX && bits == 32)
+        return failf(why, len, "setup: midint_max_bits is 0 for %s", op_name(op));
+    /* buffers as large as the call claims where that is reasonable, so that a call wrongly let through does
+     * not crash but shows up as written outputs; count_too_large and bits_huge cannot be backed */
+    size_t n = bits == 0 ? 1 : (bits + 31) / 32;
+    if (n > 16384)
+        n = 16;
+    size_t count = c->count == 0 ? 1 : c->count > 64 ? 4 : c->count;
+    arena A;
+    if (!arena_init(&A, count, n, 1000 + (uint64_t)c->layout))
+        return failf(why, len, "setup: out of host memory");
+    midint_context *ctx = e->ctx;
+    uint32_t *r = A.r, *a = A.a, *b = A.b, *aux = A.carry;
+    switch (c->layout) {
+    case L_NULL_CTX: ctx = NULL; break;
+    case L_NULL_R: r = NULL; break;
+    case L_NULL_A: a = NULL; break;
+    case L_NULL_B: b = NULL; break;
+    case L_R_OVER_A: r = A.a + 1; break;
+    case L_R_OVER_A_TAIL: r = A.a + A.w - 1; break;
+    case L_R_OVER_B: r = A.b + 1; break;
+    case L_AUX_OVER_R: aux = A.r + A.w - 1; break;
+    case L_AUX_OVER_A: aux = A.a + 1; break;
+    case L_AUX_OVER_B: aux = A.b + A.w - 1; break;
+    case L_AUX_IS_R: aux = A.r; break;
+    default: break;
+    }
+    char fn[32], what[96], store[4][64];
+    const char *kw[5];
+    snprintf(fn, sizeof fn, "midint_%s", op_name(op));
+    snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
+    case_keywords(c, op, bits, fn, store, kw);
+    arm(e);
+    midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(ctx, c->count, bits, r, a, b, aux);
+    int ok = expect(why, len, what, st, c->want, midint_last_error(ctx), kw) &&
+             arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
+    arena_free(&A);
+    return ok;
+}
+
+/* ---- device-path error checks (midint_add_device / midint_sub_device) ---- */
+
+static const err_case device_cases[] = {
+    {"null_ctx", L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
+    {"null_r", L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
+    {"null_a", L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
+    {"null_b", L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
+    {"count_0", L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
+    {"bits_0", L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_33", L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_above_max", L_NORMAL, 1, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    {"carry_is_r", L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {"$auxname"}},
+    {"carry_is_a", L_AUX_IS_A, 4, 64, MIDINT_ERR_OVERLAP, {"$auxname"}},
+};
+
+/* Write the expected contents (canary for r and carry, random for a and b) into the device buffers. */
+static int device_reset(env *e, char *why, size_t len)
+{
+    rng g = {77};
+    for (size_t i = 0; i < e->dwords; i++) {
+        e->dhost[DR][i] = CANARY;
+        e->dhost[DC][i] = CANARY;
+        e->dhost[DA][i] = (uint32_t)rng_next(&g);
+        e->dhost[DB][i] = (uint32_t)rng_next(&g);
+    }
+    for (int k = 0; k < 4; k++) {
+        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->dwords * 4);
+        if (st != MIDINT_OK)
+            return failf(why, len, "setup: midint_buffer_write: %s: %s", midint_status_name(st),
+                         midint_last_error(e->ctx));
+    }
+    return 1;
+}
+
+static int device_unchanged(env *e, const char *what, char *why, size_t len)
+{
+    static const char *const names[4] = {"r", "a", "b", "carry"};
+    uint32_t *got = malloc(e->dwords * 4);
+    if (!got)
+        return failf(why, len, "out of host memory");
+    int ok = 1;
+    midint_status st = midint_synchronize(e->ctx, NULL);
+    if (st != MIDINT_OK)
+        ok = failf(why, len, "%s: midint_synchronize afterwards: %s: %s", what, midint_status_name(st),
+                   midint_last_error(e->ctx));
+    for (int k = 0; ok && k < 4; k++) {
+        if ((st = midint_buffer_read(e->ctx, got, e->dbuf[k], e->dwords * 4)) != MIDINT_OK) {
+            ok = failf(why, len, "%s: midint_buffer_read: %s: %s", what, midint_status_name(st),
+                       midint_last_error(e->ctx));
+            break;
+        }
+        for (size_t i = 0; i < e->dwords; i++)
+            if (got[i] != e->dhost[k][i]) {
+                ok = failf(why, len, "%s: device buffer %s word %zu changed from %08" PRIx32 " to %08" PRIx32, what,
+                           names[k], i, e->dhost[k][i], got[i]);
+                break;
+            }
+    }
+    free(got);
+    return ok;
+}
+
+static int check_device_error(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    const err_case *c = arg;
+    if (!e->dbuf[DR])
+        return failf(why, len, "setup: device buffers could not be allocated");
+    unsigned bits = case_bits(e, op, c);
+    if ((size_t)c->count * ((bits + 31) / 32 + 1) > e->dwords)
+        return failf(why, len, "setup: device buffers too small for count %zu bits %u", c->count, bits);
+    if (!device_reset(e, why, len))
+        return 0;
+    midint_context *ctx = e->ctx;
+    void *r = e->dbuf[DR], *a = e->dbuf[DA], *b = e->dbuf[DB], *aux = e->dbuf[DC];
+    switch (c->layout) {
+    case L_NULL_CTX: ctx = NULL; break;
+    case L_NULL_R: r = NULL; break;
+    case L_NULL_A: a = NULL; break;
+    case L_NULL_B: b = NULL; break;
+    case L_AUX_IS_R: aux = r; break;
+    case L_AUX_IS_A: aux = a; break;
+    default: break;
+    }
+    char fn[40], what[96], store[4][64];
+    const char *kw[5];
+    snprintf(fn, sizeof fn, "midint_%s_device", op_name(op));
+    snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
+    case_keywords(c, op, bits, fn, store, kw);
+    for (size_t i = 0; kw[i]; i++) /* the aux buffer's name alone (messages differ between backends) */
+        if (strcmp(kw[i], "$auxname") == 0)
+            kw[i] = aux_name(op);
+    arm(e);
+    midint_status st = (op == MIDINT_OP_ADD ? midint_add_device : midint_sub_device)(ctx, c->count, bits, r, a, b,
+                                                                                     aux, NULL);
+    return expect(why, len, what, st, c->want, midint_last_error(ctx), kw) && device_unchanged(e, what, why, len);
+}
+
+/* ---- positive checks: aliasing that the conventions allow, results against plain C ---- */
+
+enum alias { AL_NONE, AL_RA, AL_RB, AL_RAB, AL_AB_OVERLAP, AL_NO_CARRY };
+
+typedef struct alias_case {
+    const char *name;
+    unsigned bits;
+    int alias;
+} alias_case;
+
+static const alias_case alias_cases[] = {
+    {"separate_64", 64, AL_NONE},         {"in_place_r_is_a_64", 64, AL_RA},
+    {"in_place_r_is_b_64", 64, AL_RB},    {"in_place_r_is_a_is_b_64", 64, AL_RAB},
+    {"separate_128", 128, AL_NONE},       {"in_place_r_is_a_128", 128, AL_RA},
+    {"in_place_r_is_b_128", 128, AL_RB},  {"in_place_r_is_a_is_b_128", 128, AL_RAB},
+    {"a_b_overlap_128", 128, AL_AB_OVERLAP}, {"carry_null_128", 128, AL_NO_CARRY},
+};
+
+/* r = a op b over n words with 64-bit intermediates; returns the carry out / borrow. */
+static uint32_t plain_ref(midint_op op, size_t n, const uint32_t *a, const uint32_t *b, uint32_t *r)
+{
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (op == MIDINT_OP_ADD) {
+            uint64_t s = (uint64_t)a[i] + b[i] + k;
+            r[i] = (uint32_t)s;
+            k = s >> 32;
+        } else {
+            uint64_t d = (uint64_t)a[i] - b[i] - k;
+            r[i] = (uint32_t)d;
+            k = d >> 63;
+        }
+    }
+    return (uint32_t)k;
+}
+
+/* Instances that carry or borrow across words, then random ones (already in the arena). */
+static void fill_special(uint32_t *a, uint32_t *b, size_t count, size_t n)
+{
+    for (size_t i = 0; i < count && i < 4; i++) {
+        uint32_t *x = a + i * n, *y = b + i * n;
+        memset(x, 0, n * 4);
+        memset(y, 0, n * 4);
+        switch (i) {
+        case 0: memset(x, 0xff, n * 4); y[0] = 1; break;        /* all ones + 1: carry out, r = 0 */
+        case 1: y[0] = 1; break;                                /* 0 - 1: borrow out */
+        case 2: x[0] = 0xFFFFFFFFu; y[0] = 1; y[n - 1] = 0x80000000u; break; /* carry into word 1 */
+        case 3: memset(x, 0xff, n * 4); memset(y, 0xff, n * 4); break;
+        }
+    }
+}
+
+/* One correct call of op at `bits` on `count` instances laid out as `alias`; everything compared. */
+static int run_positive(env *e, midint_op op, unsigned bits, int alias, size_t count, char *why, size_t len)
+{
+    size_t n = bits / 32;
+    arena A;
+    if (!arena_init(&A, count, n, 4242 + bits + (uint64_t)alias))
+        return failf(why, len, "setup: out of host memory");
+    fill_special(A.a, A.b, count, n);
+    const uint32_t *a = A.a, *b = A.b;
+    uint32_t *r = A.r, *carry = A.carry;
+    switch (alias) {
+    case AL_RA: r = A.a; break;
+    case AL_RB: r = A.b; break;
+    case AL_RAB: r = A.a; b = A.a; break;
+    case AL_AB_OVERLAP: b = A.a + 1; break;
+    case AL_NO_CARRY: carry = NULL; break;
+    default: break;
+    }
+    memcpy(A.snap, A.mem, A.words * 4);
+    uint32_t *want = malloc(A.w * 4), *want_c = malloc(count * 4), *gmp = malloc(n * 4);
+    int ok = 1;
+    char what[128];
+    snprintf(what, sizeof what, "midint_%s(count=%zu, bits=%u)", op_name(op), count, bits);
+    if (!want || !want_c || !gmp) {
+        ok = failf(why, len, "setup: out of host memory");
+        goto done;
+    }
+    for (size_t i = 0; i < count && ok; i++) {
+        want_c[i] = plain_ref(op, n, a + i * n, b + i * n, want + i * n);
+        uint32_t gmp_c = 0;
+        reference(op, n, a + i * n, b + i * n, gmp, &gmp_c);
+        if (memcmp(gmp, want + i * n, n * 4) != 0 || gmp_c != want_c[i])
+            ok = failf(why, len, "test bug: plain C and GMP references disagree on instance %zu", i);
+    }
+    if (!ok)
+        goto done;
+    midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(e->ctx, count, bits, r, a, b, carry);
+    if (st != MIDINT_OK) {
+        ok = failf(why, len, "%s returned %s: %s", what, midint_status_name(st), midint_last_error(e->ctx));
+        goto done;
+    }
+    for (size_t i = 0; i < A.w && ok; i++)
+        if (r[i] != want[i])
+            ok = failf(why, len, "%s: instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, what, i / n, i % n,
+                       r[i], want[i]);
+    for (size_t i = 0; carry && i < count && ok; i++)
+        if (carry[i] != want_c[i])
+            ok = failf(why, len, "%s: instance %zu %s: got %" PRIu32 " want %" PRIu32, what, i, aux_name(op),
+                       carry[i], want_c[i]);
+    if (ok) /* nothing but r and carry may change: inputs (unless r is one), neighbours and guards stay */
+        ok = arena_unchanged_except(&A, r, A.w, carry, carry ? count : 0, what, why, len);
+done:
+    free(want);
+    free(want_c);
+    free(gmp);
+    arena_free(&A);
+    return ok;
+}
+
+static int check_alias(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    const alias_case *c = arg;
+    return run_positive(e, op, c->bits, c->alias, 6, why, len);
+}
+
+/* ---- midint_open, midint_close, messages, status names ---- */
+
+static int check_open_null_ctx_pointer(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_open(NULL, e->backend, 0);
+    return expect(why, len, "midint_open(NULL, ...)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                  KW("midint_open", "ctx"));
+}
+
+/* midint_open fails with `want`, sets *ctx to NULL, and explains in midint_last_error(NULL). */
+static int open_fails(env *e, midint_backend backend, int device, midint_status want, const char *const *kw,
+                      char *why, size_t len)
+{
+    char what[64];
+    snprintf(what, sizeof what, "midint_open(backend=%d, device=%d)", (int)backend, device);
+    midint_context *c = (midint_context *)(uintptr_t)0x1; /* must be overwritten with NULL */
+    arm(e);
+    midint_status st = midint_open(&c, backend, device);
+    if (st == MIDINT_OK) {
+        midint_close(c);
+        return failf(why, len, "%s succeeded, want %s", what, midint_status_name(want));
+    }
+    if (!expect(why, len, what, st, want, midint_last_error(NULL), kw))
+        return 0;
+    if (c != NULL)
+        return failf(why, len, "%s failed but left *ctx = %p instead of NULL", what, (void *)c);
+    return 1;
+}
+
+static int check_open_unknown_backend(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    return open_fails(e, (midint_backend)7, 0, MIDINT_ERR_UNKNOWN_BACKEND, KW("backend", "7"), why, len);
+}
+
+static int check_open_unknown_backend_negative(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    return open_fails(e, (midint_backend)-1, 0, MIDINT_ERR_UNKNOWN_BACKEND, KW("backend", "-1"), why, len);
+}
+
+static int check_open_no_device(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    return open_fails(e, e->backend, 9999, MIDINT_ERR_NO_DEVICE, KW("9999"), why, len);
+}
+
+static int check_open_negative_device(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    return open_fails(e, e->backend, -1, MIDINT_ERR_NO_DEVICE, KW("device", "-1"), why, len);
+}
+
+static int check_open_auto_negative_device(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    return open_fails(e, MIDINT_BACKEND_AUTO, -1, MIDINT_ERR_NO_DEVICE, KW("device", "-1"), why, len);
+}
+
+static int check_last_error_empty_after_open(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    if (e->open_msg[0])
+        return failf(why, len, "midint_last_error(ctx) right after midint_open is \"%s\", want \"\"", e->open_msg);
+    /* a second context opened after a failure elsewhere starts clean too */
+    arm(e);
+    midint_context *c2 = NULL;
+    midint_status st = midint_open(&c2, e->backend, 0);
+    if (st != MIDINT_OK)
+        return failf(why, len, "second midint_open: %s: %s", midint_status_name(st), midint_last_error(NULL));
+    const char *m = midint_last_error(c2);
+    int ok = 1;
+    if (!m || m[0])
+        ok = failf(why, len, "midint_last_error of a second fresh context is \"%s\", want \"\"", m ? m : "(null)");
+    else if (midint_context_backend(c2) != e->backend)
+        ok = failf(why, len, "second context reports backend %d, want %d", (int)midint_context_backend(c2),
+                   (int)e->backend);
+    midint_close(c2);
+    return ok;
+}
+
+/* AUTO tries backends in turn; a backend that did not open must leave no message on the one that did */
+static int check_last_error_empty_after_auto_open(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)e, (void)arg, (void)op;
+    midint_context *c2 = NULL;
+    midint_status st = midint_open(&c2, MIDINT_BACKEND_AUTO, 0);
+    if (st != MIDINT_OK)
+        return failf(why, len, "midint_open(AUTO): %s: %s", midint_status_name(st), midint_last_error(NULL));
+    const char *m = midint_last_error(c2);
+    int ok = m && !m[0] ? 1 : failf(why, len, "midint_last_error after an AUTO open is \"%s\", want \"\"", m ? m : "(null)");
+    midint_close(c2);
+    return ok;
+}
+
+static int check_close_null(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)e, (void)arg, (void)op, (void)why, (void)len;
+    midint_close(NULL); /* reaching the next line is the check */
+    return 1;
+}
+
+static int check_status_names(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)e, (void)arg, (void)op;
+    static const struct { midint_status s; const char *name; } names[] = {
+        {MIDINT_OK, "MIDINT_OK"},
+        {MIDINT_ERR_NULL_POINTER, "MIDINT_ERR_NULL_POINTER"},
+        {MIDINT_ERR_INVALID_COUNT, "MIDINT_ERR_INVALID_COUNT"},
+        {MIDINT_ERR_INVALID_BITS, "MIDINT_ERR_INVALID_BITS"},
+        {MIDINT_ERR_BITS_TOO_LARGE, "MIDINT_ERR_BITS_TOO_LARGE"},
+        {MIDINT_ERR_UNKNOWN_BACKEND, "MIDINT_ERR_UNKNOWN_BACKEND"},
+        {MIDINT_ERR_NO_BACKEND, "MIDINT_ERR_NO_BACKEND"},
+        {MIDINT_ERR_NO_DEVICE, "MIDINT_ERR_NO_DEVICE"},
+        {MIDINT_ERR_OVERLAP, "MIDINT_ERR_OVERLAP"},
+        {MIDINT_ERR_UNKNOWN_VARIANT, "MIDINT_ERR_UNKNOWN_VARIANT"},
+        {MIDINT_ERR_OUT_OF_MEMORY, "MIDINT_ERR_OUT_OF_MEMORY"},
+        {MIDINT_ERR_DEVICE, "MIDINT_ERR_DEVICE"},
+        {MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_ERR_INVALID_ARGUMENT"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *got = midint_status_name(names[i].s);
+        if (!got || strcmp(got, names[i].name) != 0)
+            return failf(why, len, "midint_status_name(%d) = \"%s\", want \"%s\"", (int)names[i].s,
+                         got ? got : "(null)", names[i].name);
+    }
+    static const int unknown[] = {13, 99, -1};
+    for (size_t j = 0; j < sizeof unknown / sizeof unknown[0]; j++) {
+        const char *got = midint_status_name((midint_status)unknown[j]);
+        if (!got || !got[0])
+            return failf(why, len, "midint_status_name(%d) is %s", unknown[j], got ? "empty" : "NULL");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcmp(got, names[i].name) == 0)
+                return failf(why, len, "midint_status_name(%d) = \"%s\", the name of a real status", unknown[j],
+                             got);
+    }
+    return 1;
+}
+
+/* ---- other entry points with a NULL context or a bad argument ---- */
+
+static int check_force_variant_null_ctx(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_force_variant(NULL, midint_variant_name(0));
+    return expect(why, len, "midint_force_variant(NULL, ...)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                  KW("ctx"));
+}
+
+static int check_staging_bytes_0(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_set_staging_bytes(e->ctx, 0);
+    int ok = expect(why, len, "midint_set_staging_bytes(ctx, 0)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                    midint_last_error(e->ctx), KW("bytes"));
+    /* and the context still works (the refused value was not taken) */
+    return ok && run_positive(e, MIDINT_OP_ADD, 128, AL_NONE, 3, why, len);
+}
+
+static int check_staging_bytes_null_ctx(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_set_staging_bytes(NULL, 4096);
+    return expect(why, len, "midint_set_staging_bytes(NULL, 4096)", st, MIDINT_ERR_NULL_POINTER,
+                  midint_last_error(NULL), KW("ctx"));
+}
+
+static int check_staging_one_instance_chunks(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    midint_status st = midint_set_staging_bytes(e->ctx, 1);
+    if (st != MIDINT_OK)
+        return failf(why, len, "midint_set_staging_bytes(ctx, 1): %s: %s", midint_status_name(st),
+                     midint_last_error(e->ctx));
+    int ok = run_positive(e, op, 128, AL_RA, 5, why, len);
+    midint_set_staging_bytes(e->ctx, DEFAULT_STAGING);
+    return ok;
+}
+
+static int check_synchronize_null_ctx(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_synchronize(NULL, NULL);
+    return expect(why, len, "midint_synchronize(NULL, NULL)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                  KW("ctx"));
+}
+
+static int check_buffer_alloc_zero(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    void *buf = (void *)(uintptr_t)0x1;
+    arm(e);
+    midint_status st = midint_buffer_alloc(e->ctx, 0, &buf);
+    if (!expect(why, len, "midint_buffer_alloc(ctx, 0, &buf)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                midint_last_error(e->ctx), KW("bytes")))
+        return 0;
+    if (buf != (void *)(uintptr_t)0x1)
+        return failf(why, len, "midint_buffer_alloc(ctx, 0, &buf) failed but wrote *buf");
+    return 1;
+}
+
+static int check_buffer_alloc_null(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_buffer_alloc(e->ctx, 64, NULL);
+    return expect(why, len, "midint_buffer_alloc(ctx, 64, NULL)", st, MIDINT_ERR_NULL_POINTER,
+                  midint_last_error(e->ctx), KW("buf"));
+}
+
+static int check_max_bits_null_ctx(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    unsigned m = midint_max_bits(NULL, op);
+    if (m != 0)
+        return failf(why, len, "midint_max_bits(NULL, %s) = %u, want 0", op_name(op), m);
+    m = midint_max_bits(e->ctx, op);
+    if (m < 64 || m % 32)
+        return failf(why, len, "midint_max_bits(ctx, %s) = %u: not a multiple of 32 of at least 64", op_name(op), m);
+    return 1;
+}
+
+static int check_selected_variant_bad_bits(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    arm(e);
+    const char *v = midint_selected_variant(e->ctx, op, 33, 1);
+    if (v)
+        return failf(why, len, "midint_selected_variant(ctx, %s, 33, 1) = \"%s\", want NULL", op_name(op), v);
+    if (!expect(why, len, "midint_selected_variant(bits=33)", MIDINT_ERR_INVALID_BITS, MIDINT_ERR_INVALID_BITS,
+                midint_last_error(e->ctx), KW("33")))
+        return 0;
+    unsigned over = midint_max_bits(e->ctx, op) + 32;
+    char kw[32];
+    snprintf(kw, sizeof kw, "%u", over);
+    arm(e);
+    v = midint_selected_variant(e->ctx, op, over, 1);
+    if (v)
+        return failf(why, len, "midint_selected_variant(ctx, %s, %u, 1) = \"%s\", want NULL", op_name(op), over, v);
+    return expect(why, len, "midint_selected_variant(bits above max)", MIDINT_ERR_BITS_TOO_LARGE,
+                  MIDINT_ERR_BITS_TOO_LARGE, midint_last_error(e->ctx), KW(kw));
+}
+
+/* ---- forced variants ---- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* Force the smallest-size variant of op for this backend that the device accepts; its name and bits out. */
+static int force_smallest(env *e, midint_op op, const char **name, unsigned *bits, char *why, size_t len)
+{
+    char prefix[8], suffix[16];
+    snprintf(prefix, sizeof prefix, "%s_", op_name(op));
+    snprintf(suffix, sizeof suffix, "_%s", e->bname);
+    unsigned floor = 0; /* try sizes in increasing order: a variant may not fit the device */
+    for (;;) {
+        unsigned best = 0;
+        for (size_t i = 0; i < midint_variant_count(); i++) {
+            const char *nm = midint_variant_name(i);
+            if (!nm || strncmp(nm, prefix, strlen(prefix)) != 0 || !ends_with(nm, suffix))
+                continue;
+            unsigned b = (unsigned)strtoul(nm + strlen(prefix), NULL, 10);
+            if (b > floor && (!best || b < best))
+                best = b;
+        }
+        if (!best)
+            return failf(why, len, "setup: no %s variant of the %s backend can be forced", op_name(op), e->bname);
+        for (size_t i = 0; i < midint_variant_count(); i++) {
+            const char *nm = midint_variant_name(i);
+            if (!nm || strncmp(nm, prefix, strlen(prefix)) != 0 || !ends_with(nm, suffix) ||
+                (unsigned)strtoul(nm + strlen(prefix), NULL, 10) != best)
+                continue;
+            if (midint_force_variant(e->ctx, nm) == MIDINT_OK) {
+                *name = nm;
+                *bits = best;
+                return 1;
+            }
+        }
+        floor = best;
+    }
+}
+
+static int check_force_unknown_variant(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    char name[96];
+    snprintf(name, sizeof name, "%s_96_u32_q1_i1_%s_no_such_variant", op_name(op), e->bname);
+    arm(e);
+    midint_status st = midint_force_variant(e->ctx, name);
+    return expect(why, len, "midint_force_variant(unknown name)", st, MIDINT_ERR_UNKNOWN_VARIANT,
+                  midint_last_error(e->ctx), KW(name));
+}
+
+static int check_force_other_backend_variant(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    char prefix[8], suffix[16];
+    snprintf(prefix, sizeof prefix, "%s_", op_name(op));
+    snprintf(suffix, sizeof suffix, "_%s", e->other);
+    const char *name = NULL;
+    for (size_t i = 0; i < midint_variant_count() && !name; i++) {
+        const char *nm = midint_variant_name(i);
+        if (nm && strncmp(nm, prefix, strlen(prefix)) == 0 && ends_with(nm, suffix))
+            name = nm;
+    }
+    if (!name)
+        return failf(why, len, "setup: the registry has no %s variant of the %s backend", op_name(op), e->other);
+    arm(e);
+    midint_status st = midint_force_variant(e->ctx, name);
+    if (st == MIDINT_OK)
+        midint_force_variant(e->ctx, NULL);
+    return expect(why, len, "midint_force_variant(other backend's variant)", st, MIDINT_ERR_UNKNOWN_VARIANT,
+                  midint_last_error(e->ctx), KW(name));
+}
+
+/* With the smallest variant forced, a larger size is refused on the host path and nothing is written. */
+static int check_forced_too_small_host(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    const char *name;
+    unsigned small;
+    if (!force_smallest(e, op, &name, &small, why, len))
+        return 0;
+    unsigned bits = small + 32;
+    int ok = 1;
+    if (bits > midint_max_bits(e->ctx, op))
+        ok = failf(why, len, "setup: %u bits is above midint_max_bits", bits);
+    arena A;
+    if (ok && !arena_init(&A, 3, bits / 32, 99))
+        ok = failf(why, len, "setup: out of host memory");
+    if (ok) {
+        char what[160], kw[32];
+        snprintf(what, sizeof what, "midint_%s(bits=%u) with %s forced", op_name(op), bits, name);
+        snprintf(kw, sizeof kw, "%u bits", bits);
+        arm(e);
+        midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(e->ctx, 3, bits, A.r, A.a, A.b, A.carry);
+        ok = expect(why, len, what, st, MIDINT_ERR_UNKNOWN_VARIANT, midint_last_error(e->ctx), KW(kw)) &&
+             arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
+        arena_free(&A);
+    }
+    midint_force_variant(e->ctx, NULL);
+    return ok;
+}
+
+static int check_forced_too_small_device(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    if (!e->dbuf[DR])
+        return failf(why, len, "setup: device buffers could not be allocated");
+    const char *name;
+    unsigned small;
+    if (!force_smallest(e, op, &name, &small, why, len))
+        return 0;
+    unsigned bits = small + 32;
+    int ok = 1;
+    if ((bits / 32) * 2 > e->dwords)
+        ok = failf(why, len, "setup: device buffers too small");
+    if (ok)
+        ok = device_reset(e, why, len);
+    if (ok) {
+        char what[160], kw[32];
+        snprintf(what, sizeof what, "midint_%s_device(bits=%u) with %s forced", op_name(op), bits, name);
+        snprintf(kw, sizeof kw, "%u bits", bits);
+        arm(e);
+        midint_status st = (op == MIDINT_OP_ADD ? midint_add_device : midint_sub_device)(
+            e->ctx, 2, bits, e->dbuf[DR], e->dbuf[DA], e->dbuf[DB], e->dbuf[DC], NULL);
+        ok = expect(why, len, what, st, MIDINT_ERR_UNKNOWN_VARIANT, midint_last_error(e->ctx), KW(kw)) &&
+             device_unchanged(e, what, why, len);
+    }
+    midint_force_variant(e->ctx, NULL);
+    return ok;
+}
+
+/* A forced variant serves smaller sizes, is what midint_selected_variant reports, and leaves the other
+ * operation alone; clearing it makes the larger size work again. */
+static int check_forced_variant_scope(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    const char *name;
+    unsigned small;
+    if (!force_smallest(e, op, &name, &small, why, len))
+        return 0;
+    midint_op other = op == MIDINT_OP_ADD ? MIDINT_OP_SUB : MIDINT_OP_ADD;
+    int ok = run_positive(e, op, 64, AL_RA, 4, why, len);
+    const char *sel = ok ? midint_selected_variant(e->ctx, op, 64, 4) : NULL;
+    if (ok && (!sel || strcmp(sel, name) != 0))
+        ok = failf(why, len, "midint_selected_variant(%s, 64 bits) = %s with %s forced", op_name(op),
+                   sel ? sel : "NULL", name);
+    if (ok) /* the other operation is not restricted by this op's forced variant */
+        ok = run_positive(e, other, small + 32, AL_NONE, 2, why, len);
+    midint_status st = midint_force_variant(e->ctx, NULL);
+    if (ok && st != MIDINT_OK)
+        ok = failf(why, len, "midint_force_variant(ctx, NULL) returned %s", midint_status_name(st));
+    if (ok) /* cleared: the larger size works again */
+        ok = run_positive(e, op, small + 32, AL_RB, 2, why, len);
+    return ok;
+}
+
+/* ---- the list ---- */
+
+typedef int (*check_fn)(env *e, const void *arg, midint_op op, char *why, size_t len);
+typedef struct check {
+    char name[64];
+    check_fn fn;
+    const void *arg;
+    midint_op op;
+} check;
+
+static check checks[256];
+static size_t ncheck;
+
+static void add_check(const char *name, check_fn fn, const void *arg, midint_op op)
+{
+    if (ncheck == sizeof checks / sizeof checks[0]) {
+        fprintf(stderr, "api_errors: too many checks\n");
+        exit(2);
+    }
+    check *c = &checks[ncheck++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->fn = fn;
+    c->arg = arg;
+    c->op = op;
+}
+
+static void build_list(void)
+{
+    char name[64];
+    add_check("last_error_empty_after_open", check_last_error_empty_after_open, NULL, MIDINT_OP_ADD);
+    add_check("last_error_empty_after_auto_open", check_last_error_empty_after_auto_open, NULL, MIDINT_OP_ADD);
+    add_check("open_null_ctx_pointer", check_open_null_ctx_pointer, NULL, MIDINT_OP_ADD);
+    add_check("open_unknown_backend", check_open_unknown_backend, NULL, MIDINT_OP_ADD);
+    add_check("open_unknown_backend_negative", check_open_unknown_backend_negative, NULL, MIDINT_OP_ADD);
+    add_check("open_no_device_9999", check_open_no_device, NULL, MIDINT_OP_ADD);
+    add_check("open_negative_device", check_open_negative_device, NULL, MIDINT_OP_ADD);
+    add_check("open_auto_negative_device", check_open_auto_negative_device, NULL, MIDINT_OP_ADD);
+    add_check("close_null", check_close_null, NULL, MIDINT_OP_ADD);
+    add_check("status_names", check_status_names, NULL, MIDINT_OP_ADD);
+    for (int o = 0; o < 2; o++) {
+        midint_op op = (midint_op)o;
+        for (size_t i = 0; i < sizeof host_cases / sizeof host_cases[0]; i++) {
+            const err_case *c = &host_cases[i];
+            snprintf(name, sizeof name, "%s_%s", op_name(op), c->name);
+            if (op == MIDINT_OP_SUB)
+                for (char *p = strstr(name, "carry"); p; p = strstr(p, "carry")) /* sub_overlap_borrow_... */
+                    memmove(p + 6, p + 5, strlen(p + 5) + 1), memcpy(p, "borrow", 6);
+            add_check(name, check_host_error, c, op);
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        midint_op op = (midint_op)o;
+        for (size_t i = 0; i < sizeof device_cases / sizeof device_cases[0]; i++) {
+            const err_case *c = &device_cases[i];
+            snprintf(name, sizeof name, "%s_device_%s", op_name(op), c->name);
+            if (op == MIDINT_OP_SUB)
+                for (char *p = strstr(name, "carry"); p; p = strstr(p, "carry"))
+                    memmove(p + 6, p + 5, strlen(p + 5) + 1), memcpy(p, "borrow", 6);
+            add_check(name, check_device_error, c, op);
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        midint_op op = (midint_op)o;
+        for (size_t i = 0; i < sizeof alias_cases / sizeof alias_cases[0]; i++) {
+            snprintf(name, sizeof name, "%s_%s", op_name(op), alias_cases[i].name);
+            add_check(name, check_alias, &alias_cases[i], op);
+        }
+        snprintf(name, sizeof name, "%s_staging_one_instance_per_chunk", op_name(op));
+        add_check(name, check_staging_one_instance_chunks, NULL, op);
+        snprintf(name, sizeof name, "%s_max_bits_null_ctx", op_name(op));
+        add_check(name, check_max_bits_null_ctx, NULL, op);
+        snprintf(name, sizeof name, "%s_selected_variant_bad_bits", op_name(op));
+        add_check(name, check_selected_variant_bad_bits, NULL, op);
+        snprintf(name, sizeof name, "%s_force_unknown_variant", op_name(op));
+        add_check(name, check_force_unknown_variant, NULL, op);
+        snprintf(name, sizeof name, "%s_force_other_backend_variant", op_name(op));
+        add_check(name, check_force_other_backend_variant, NULL, op);
+        snprintf(name, sizeof name, "%s_forced_variant_too_small", op_name(op));
+        add_check(name, check_forced_too_small_host, NULL, op);
+        snprintf(name, sizeof name, "%s_device_forced_variant_too_small", op_name(op));
+        add_check(name, check_forced_too_small_device, NULL, op);
+        snprintf(name, sizeof name, "%s_forced_variant_scope", op_name(op));
+        add_check(name, check_forced_variant_scope, NULL, op);
+    }
+    add_check("force_variant_null_ctx", check_force_variant_null_ctx, NULL, MIDINT_OP_ADD);
+    add_check("staging_bytes_0", check_staging_bytes_0, NULL, MIDINT_OP_ADD);
+    add_check("staging_bytes_null_ctx", check_staging_bytes_null_ctx, NULL, MIDINT_OP_ADD);
+    add_check("synchronize_null_ctx", check_synchronize_null_ctx, NULL, MIDINT_OP_ADD);
+    add_check("buffer_alloc_zero_bytes", check_buffer_alloc_zero, NULL, MIDINT_OP_ADD);
+    add_check("buffer_alloc_null_out", check_buffer_alloc_null, NULL, MIDINT_OP_ADD);
+}
+
+int main(int argc, char **argv)
+{
+    env e = {0};
+    e.backend = MIDINT_BACKEND_OPENCL;
+    int list = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "cuda") == 0) {
+            e.backend = MIDINT_BACKEND_CUDA;
+            i++;
+        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strcmp(argv[i + 1], "opencl") == 0) {
+            e.backend = MIDINT_BACKEND_OPENCL;
+            i++;
+        } else if (strcmp(argv[i], "--list") == 0) {
+            list = 1;
+        } else {
+            fprintf(stderr, "usage: %s [--backend cuda|opencl] [--list]\n", argv[0]);
+            return 2;
+        }
+    }
+    e.bname = e.backend == MIDINT_BACKEND_CUDA ? "cuda" : "opencl";
+    e.other = e.backend == MIDINT_BACKEND_CUDA ? "opencl" : "cuda";
+    build_list();
+    if (list) {
+        for (size_t i = 0; i < ncheck; i++)
+            printf("%s\n", checks[i].name);
+        return 0;
+    }
+
+    midint_status st = midint_open(&e.ctx, e.backend, 0);
+    if (st != MIDINT_OK) {
+        fprintf(stderr, "api_errors: cannot open a %s context: %s: %s\n", e.bname, midint_status_name(st),
+                midint_last_error(NULL));
+        return 2;
+    }
+    const char *m = midint_last_error(e.ctx);
+    snprintf(e.open_msg, sizeof e.open_msg, "%s", m ? m : "(null)");
+
+    /* device buffers for the device-path checks: room for count 1 at one word above the largest size */
+    unsigned maxb = midint_max_bits(e.ctx, MIDINT_OP_ADD) > midint_max_bits(e.ctx, MIDINT_OP_SUB)
+                        ? midint_max_bits(e.ctx, MIDINT_OP_ADD)
+                        : midint_max_bits(e.ctx, MIDINT_OP_SUB);
+    e.dwords = maxb / 32 + 64;
+    int have_dev = 1;
+    for (int k = 0; k < 4 && have_dev; k++) {
+        e.dhost[k] = malloc(e.dwords * 4);
+        if (!e.dhost[k] || midint_buffer_alloc(e.ctx, e.dwords * 4, &e.dbuf[k]) != MIDINT_OK)
+            have_dev = 0;
+    }
+    if (!have_dev) {
+        fprintf(stderr, "api_errors: device buffers: %s\n", midint_last_error(e.ctx));
+        for (int k = 0; k < 4; k++) {
+            midint_buffer_free(e.ctx, e.dbuf[k]);
+            e.dbuf[k] = NULL;
+        }
+    }
+
+    int failures = 0;
+    for (size_t i = 0; i < ncheck; i++) {
+        char why[1024] = "";
+        midint_force_variant(e.ctx, NULL); /* every check starts from the default dispatch */
+        int ok = checks[i].fn(&e, checks[i].arg, checks[i].op, why, sizeof why);
+        if (ok) {
+            printf("ok %s\n", checks[i].name);
+        } else {
+            printf("FAIL %s: %s\n", checks[i].name, why[0] ? why : "(no reason given)");
+            failures++;
+        }
+        fflush(stdout);
+    }
+
+    for (int k = 0; k < 4; k++) {
+        midint_buffer_free(e.ctx, e.dbuf[k]);
+        free(e.dhost[k]);
+    }
+    midint_close(e.ctx);
+    return failures ? 1 : 0;
+}

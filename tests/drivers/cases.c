@@ -1,0 +1,156 @@
+/* cases.c — patterns that stress carries (whole-number chains, zeros, maxima, single bits) and the GMP reference. */
+#include <gmp.h>
+#include <string.h>
+
+#include "cases.h"
+
+uint64_t rng_next(rng *g)
+{
+    uint64_t z = (g->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint32_t rnd32(rng *g) { return (uint32_t)rng_next(g); }
+
+typedef void (*pattern_fn)(rng *g, unsigned n, uint32_t *a, uint32_t *b);
+
+static void p_random(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    for (unsigned i = 0; i < n; i++) {
+        a[i] = rnd32(g);
+        b[i] = rnd32(g);
+    }
+}
+
+static void p_zero(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    (void)g;
+    memset(a, 0, n * 4);
+    memset(b, 0, n * 4);
+}
+
+static void p_max(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    (void)g;
+    memset(a, 0xff, n * 4);
+    memset(b, 0xff, n * 4);
+}
+
+/* all ones + 1: a carry crosses every word (for sub, nothing borrows) */
+static void p_ones_plus_one(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    (void)g;
+    memset(a, 0xff, n * 4);
+    memset(b, 0, n * 4);
+    b[0] = 1;
+}
+
+/* 0 - 1: a borrow crosses every word (for add, nothing carries) */
+static void p_zero_minus_one(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    (void)g;
+    memset(a, 0, n * 4);
+    memset(b, 0, n * 4);
+    b[0] = 1;
+}
+
+/* b = 2^bits - a: the sum is exactly 2^bits (zero with a carry out) */
+static void p_complement(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    p_random(g, n, a, b);
+    a[0] |= 1; /* a != 0 */
+    uint64_t borrow = 1;
+    for (unsigned i = 0; i < n; i++) { /* b = ~a + 1 */
+        uint64_t x = (uint64_t)(uint32_t)~a[i] + borrow;
+        b[i] = (uint32_t)x;
+        borrow = x >> 32;
+    }
+}
+
+static void p_single_bits(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    memset(a, 0, n * 4);
+    memset(b, 0, n * 4);
+    unsigned i = (unsigned)(rng_next(g) % (32u * n)), j = (unsigned)(rng_next(g) % (32u * n));
+    a[i / 32] |= 1u << (i % 32);
+    b[j / 32] |= 1u << (j % 32);
+}
+
+/* long runs of all-ones (or zero) words broken at random places: carries and borrows that travel across
+ * several threads' chunks and stop inside one */
+static void p_runs(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    uint32_t fill = rng_next(g) & 1 ? 0xffffffffu : 0;
+    for (unsigned i = 0; i < n; i++) {
+        a[i] = rng_next(g) % 23 == 0 ? rnd32(g) : fill;
+        b[i] = 0;
+    }
+    b[0] = rnd32(g) | 1;
+    if (n > 1)
+        b[rng_next(g) % n] = 1;
+}
+
+static void p_equal(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    p_random(g, n, a, b);
+    memcpy(b, a, n * 4);
+}
+
+static const struct { const char *name; pattern_fn fn; } patterns[] = {
+    {"random", p_random},           {"zero", p_zero},         {"max", p_max},
+    {"ones_plus_one", p_ones_plus_one}, {"zero_minus_one", p_zero_minus_one},
+    {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
+    {"equal", p_equal},
+};
+#define NPATTERNS (sizeof patterns / sizeof patterns[0])
+
+const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
+                                     "single_bits", "runs", "equal", "mixed", NULL};
+
+int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
+{
+    rng g = {seed};
+    int mixed = strcmp(pattern, "mixed") == 0;
+    size_t which = NPATTERNS;
+    for (size_t p = 0; p < NPATTERNS; p++)
+        if (strcmp(pattern, patterns[p].name) == 0)
+            which = p;
+    if (!mixed && which == NPATTERNS)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        /* mixed: neighbours differ, so a carry leaking from one instance into the next shows */
+        size_t p = mixed ? (i * 7 + seed) % NPATTERNS : which;
+        patterns[p].fn(&g, n, a + i * n, b + i * n);
+    }
+    return 1;
+}
+
+void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry)
+{
+    mpz_t x, y, z;
+    mpz_inits(x, y, z, NULL);
+    mpz_import(x, n, -1, 4, 0, 0, a);
+    mpz_import(y, n, -1, 4, 0, 0, b);
+    if (op == MIDINT_OP_ADD) {
+        mpz_add(z, x, y);
+        *carry = (uint32_t)mpz_tstbit(z, 32ul * n);
+    } else {
+        mpz_sub(z, x, y);
+        *carry = mpz_sgn(z) < 0;
+    }
+    mpz_fdiv_r_2exp(z, z, 32ul * n); /* mod 2^bits, non-negative */
+    memset(r, 0, n * 4);
+    mpz_export(r, NULL, -1, 4, 0, 0, z);
+    mpz_clears(x, y, z, NULL);
+}
+
+int parse_op(const char *name)
+{
+    if (strcmp(name, "add") == 0)
+        return MIDINT_OP_ADD;
+    if (strcmp(name, "sub") == 0)
+        return MIDINT_OP_SUB;
+    return -1;
+}

@@ -1,0 +1,27 @@
+/* cases.h — test inputs (random and adversarial patterns) and the GMP reference for the test drivers. */
+#ifndef MIDINT_TEST_CASES_H
+#define MIDINT_TEST_CASES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "midint.h"
+
+/* Deterministic generator (splitmix64), so a failing case can be replayed from its seed. */
+typedef struct rng { uint64_t s; } rng;
+uint64_t rng_next(rng *g);
+
+/* Fill instance i of a and b (n words each) with `pattern` ("mixed" cycles through all patterns by
+ * instance). Returns 0 for an unknown pattern name. */
+int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b);
+
+/* Names of the patterns, NULL-terminated. */
+extern const char *const pattern_names[];
+
+/* Reference result for one instance through GMP: r (n words) and the carry/borrow. */
+void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry);
+
+/* Parse "add"/"sub"; -1 if unknown. */
+int parse_op(const char *name);
+
+#endif

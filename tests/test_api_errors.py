@@ -1,0 +1,76 @@
+"""Bad input to the C API (NULLs, sizes, overlap, variants, open) per backend: runs build/tests/api_errors."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import BACKENDS, BUILD, ROOT, require_backend
+
+DRIVER = BUILD / "tests" / "api_errors"
+# the driver lists over 100 checks; far fewer means it lost most of them
+MIN_CHECKS = 80
+# checks the brief requires by name: a driver that silently drops one of them must not pass
+REQUIRED = (
+    "add_null_ctx", "add_null_r", "add_null_a", "add_null_b", "add_count_0", "add_bits_0", "add_bits_33",
+    "add_bits_above_max", "open_unknown_backend", "open_no_device_9999", "open_negative_device",
+    "open_null_ctx_pointer", "add_overlap_r_a_plus_1", "add_overlap_carry_r", "add_force_unknown_variant",
+    "add_force_other_backend_variant", "add_forced_variant_too_small", "staging_bytes_0", "sub_null_ctx",
+    "sub_count_0", "add_device_null_r", "add_device_count_0", "add_device_bits_33", "status_names", "close_null",
+    "last_error_empty_after_open", "add_in_place_r_is_a_64", "add_in_place_r_is_b_64", "add_in_place_r_is_a_128",
+    "add_in_place_r_is_b_128",
+)
+
+
+def _env():
+    """The caller's environment without MIDINT_VARIANT, which would change (or break) dispatch."""
+    env = dict(os.environ)
+    env.pop("MIDINT_VARIANT", None)
+    return env
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_api_errors(backend):
+    if not DRIVER.exists():
+        pytest.fail(f"{DRIVER.relative_to(ROOT)} is missing: run `make` (or `make build/tests/api_errors NVCC=`)")
+    require_backend(backend)
+
+    listing = subprocess.run([str(DRIVER), "--backend", backend, "--list"], capture_output=True, text=True,
+                             timeout=60, cwd=ROOT)
+    assert listing.returncode == 0, f"api_errors --list exited {listing.returncode}: {listing.stderr.strip()}"
+    names = listing.stdout.split()
+    assert len(names) == len(set(names)), "api_errors --list names a check twice"
+    assert len(names) >= MIN_CHECKS, f"api_errors lists only {len(names)} checks (want at least {MIN_CHECKS})"
+    missing_required = [n for n in REQUIRED if n not in names]
+    assert not missing_required, f"api_errors no longer has these checks: {', '.join(missing_required)}"
+
+    p = subprocess.run([str(DRIVER), "--backend", backend], capture_output=True, text=True, timeout=600,
+                       env=_env(), cwd=ROOT)
+    assert p.returncode != 2, f"api_errors could not open a {backend} context: {p.stderr.strip()}"
+
+    results, problems = {}, []
+    for line in p.stdout.splitlines():
+        if line.startswith("ok "):
+            name, verdict = line[3:].strip(), "ok"
+        elif line.startswith("FAIL "):
+            name, verdict = line[5:].split(":", 1)[0].strip(), line
+        else:
+            problems.append(f"unexpected output line: {line!r}")
+            continue
+        if name in results:
+            problems.append(f"check {name} reported twice")
+        results[name] = verdict
+
+    problems += [v for v in results.values() if v != "ok"]
+    unreported = [n for n in names if n not in results]
+    if unreported:
+        # the driver prints each result as it finishes, so the first unreported check is where it stopped
+        how = f"exit {p.returncode}" if p.returncode >= 0 else f"killed by signal {-p.returncode}"
+        problems.append(f"{len(unreported)} checks never reported ({how}; it stopped in or after "
+                        f"'{unreported[0]}'): {', '.join(unreported[:10])}")
+    problems += [f"check {n} reported but not in --list" for n in results if n not in names]
+    tail = p.stderr.strip()[-2000:]
+    assert not problems, (f"{backend}: {len(problems)} problem(s) in {len(results)} reported checks:\n"
+                          + "\n".join(problems) + (f"\nstderr:\n{tail}" if tail else ""))
+    assert p.returncode == 0, f"api_errors exited {p.returncode} although every check passed; stderr:\n{tail}"
+    assert len(results) >= MIN_CHECKS

@@ -1,0 +1,47 @@
+"""Dispatch and the host path: default rule at every size, chunked host copies, forcing through MIDINT_VARIANT."""
+
+import pytest
+
+from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
+
+
+def sizes(backend):
+    return sorted({v["bits"] for v in read_variants() if v["backend"] == backend and v["op"] == "add"})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_rule_every_size(backend):
+    """Without a forced variant every multiple of 32 up to the largest size works, between generated sizes too."""
+    require_backend(backend)
+    gen = sizes(backend)
+    bits = sorted({32, 64, 96, 480, *gen, *(s + 32 for s in gen[:-1]), *(s - 32 for s in gen if s > 32)})
+    cases = [f"{op} {b} 5 mixed {i} host none" for i, b in enumerate(bits) for op in ("add", "sub")]
+    proc = run_driver(["--backend", backend], cases)
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_host_path_in_chunks(backend):
+    """A staging cap of a few instances splits the batch into many chunks; results must not shift."""
+    require_backend(backend)
+    cases = [f"add 2048 1000 mixed 7 host none", f"sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb"]
+    proc = run_driver(["--backend", backend, "--staging", "4096"], cases)
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_environment_forces_variant(backend):
+    require_backend(backend)
+    small = min((v for v in read_variants() if v["backend"] == backend and v["op"] == "add"),
+                key=lambda v: v["bits"])
+    # honoured: the forced variant runs what it can serve ...
+    ok_case = [f"add {small['bits']} 3 mixed 1 host none"]
+    assert_all_ok(run_driver(["--backend", backend], ok_case, env={"MIDINT_VARIANT": small["name"]}), ok_case)
+    # ... and refuses, rather than silently replacing it, what it cannot
+    proc = run_driver(["--backend", backend], [f"add {small['bits'] * 2} 3 mixed 1 host none"],
+                      env={"MIDINT_VARIANT": small["name"]})
+    assert proc.returncode == 1 and "MIDINT_ERR_UNKNOWN_VARIANT" in proc.stdout, proc.stdout
+    # an unknown name stops the context from opening, with the name in the message
+    proc = run_driver(["--backend", backend], ["add 64 1 random 1 host none"],
+                      env={"MIDINT_VARIANT": "add_512_u64_q3_i1_" + backend})
+    assert proc.returncode == 2 and "add_512_u64_q3_i1_" in proc.stderr, proc.stderr

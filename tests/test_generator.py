@@ -1,0 +1,141 @@
+"""The generator: its space and constraints, their messages, name <-> fields round trip, what `make gen` writes."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))
+from generator.plan import PlanError, parse_sizes, plan, variants_for  # noqa: E402
+from generator.render import c_string, render_all  # noqa: E402
+from generator.space import (CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
+                             shared_bytes)
+from generator.variant import Variant, VariantNameError, format_name, parse_name  # noqa: E402
+
+
+def gen(*args, out):
+    return subprocess.run([sys.executable, "-m", "generator", "--out", str(out), *args], cwd=ROOT,
+                          capture_output=True, text=True)
+
+
+# ---- names ----
+
+@pytest.mark.parametrize("v", plan([512, 96, 262144]), ids=lambda v: v.name)
+def test_name_round_trip(v):
+    assert parse_name(v.name) == v
+    assert format_name(parse_name(v.name)) == v.name
+
+
+def test_name_with_ntt_field_round_trips():
+    v = Variant(op="mul", bits=65536, limb="u32", q=4, ipb=1, backend="cuda", ntt=(2, 16))
+    assert v.name == "mul_65536_u32_q4_i1_p2b16_cuda"
+    assert parse_name(v.name) == v
+
+
+@pytest.mark.parametrize("bad", ["", "add_4096_u64_q4_cuda", "add_4096_u48_q4_i1_cuda", "add_4096_u64_q4_i1_vulkan",
+                                 "add_0_u64_q4_i1_cuda", "add_4096_u64_q0_i1_cuda", "add_4096_u64_q4_i1_cuda_x"])
+def test_bad_names_are_refused(bad):
+    with pytest.raises(VariantNameError, match="not a variant name"):
+        parse_name(bad)
+
+
+# ---- the space and its constraints ----
+
+def test_every_generated_variant_satisfies_every_constraint():
+    for v in plan([32, 96, 512, 1000 * 32, 1 << 18]):
+        assert failed_constraint(v) is None or failed_constraint(v).kind == "prune", v.name
+        assert v.block <= MAX_BLOCK_THREADS and v.block % 32 == 0
+        assert shared_bytes(v) <= MAX_SHARED_BYTES
+        assert v.threads_per_instance * v.chunk_words >= v.words  # the padded length covers the instance
+
+
+@pytest.mark.parametrize("field,value,constraint", [
+    ("q", 32, "chunk_registers"),
+    ("ipb", 1024, "block_max"),
+    ("ipb", 0, "q_positive"),
+    ("limb", "u16", "known_limb"),
+    ("bits", 100, "bits_multiple_of_32"),
+])
+def test_each_constraint_names_itself(field, value, constraint):
+    base = dict(op="add", bits=4096, limb="u64", q=4, ipb=1, backend="cuda")
+    base[field] = value
+    c = failed_constraint(Variant(**base))
+    assert c is not None and c.name == constraint
+
+
+def test_constraints_have_unique_names_and_rules():
+    names = [c.name for c in CONSTRAINTS]
+    assert len(names) == len(set(names))
+    assert all(c.rule for c in CONSTRAINTS)
+
+
+def test_prune_never_empties_a_legal_size():
+    # 32 bits: every candidate fails the prune rules, yet the size still gets its legal variants
+    assert variants_for("add", 32, "opencl")
+
+
+# ---- SIZES ----
+
+@pytest.mark.parametrize("text,message", [
+    ("100", "bits_multiple_of_32"),
+    ("0", "bits_multiple_of_32"),
+    ("-64", "bits_multiple_of_32"),
+    ("abc", "not an integer"),
+    ("", "SIZES is empty"),
+])
+def test_bad_sizes_are_refused(text, message):
+    with pytest.raises(PlanError, match=message):
+        parse_sizes(text)
+
+
+def test_too_large_names_the_constraints():
+    with pytest.raises(PlanError, match=r"no add variant fits.*block_max"):
+        plan([1 << 20])
+
+
+def test_sizes_sorted_and_deduplicated():
+    assert parse_sizes("4096, 512,4096") == [512, 4096]
+
+
+def test_cli_refuses_with_message_and_writes_nothing(tmp_path):
+    out = tmp_path / "gen"
+    p = gen("--sizes", "512,100", out=out)
+    assert p.returncode == 2 and "bits_multiple_of_32" in p.stderr
+    assert not out.exists()
+
+
+def test_cli_too_large(tmp_path):
+    p = gen("--sizes", str(1 << 20), out=tmp_path / "g")
+    assert p.returncode == 2 and "too large" in p.stderr and "block_max" in p.stderr
+
+
+def test_cli_writes_registry_kernels_and_list(tmp_path):
+    out = tmp_path / "gen"
+    assert gen("--sizes", "512,4096", out=out).returncode == 0
+    listing = [ln.split()[0] for ln in (out / "variants.txt").read_text().splitlines() if not ln.startswith("#")]
+    assert listing and all(parse_name(n).bits in (512, 4096) for n in listing)
+    registry = (out / "registry.c").read_text()
+    assert all(f'"{n}"' in registry for n in listing)
+    for n in listing:
+        v = parse_name(n)
+        if v.backend == "opencl":
+            assert (out / "opencl" / f"{n}.cl").exists()
+        else:
+            assert f"midint_cuda_launch_{n}(" in (out / "cuda" / f"{v.op}_{v.bits}.cu").read_text()
+    # a second request replaces the first: no stale kernels stay behind
+    assert gen("--sizes", "1024", out=out).returncode == 0
+    assert not list((out / "cuda").glob("*_512.cu"))
+    assert not list((out / "opencl").glob("*_512_*.cl"))
+
+
+def test_registry_hash_follows_the_variant_list():
+    h1 = render_all(plan([512]), [512])["registry.c"]
+    h2 = render_all(plan([512, 1024]), [512, 1024])["registry.c"]
+    get = lambda text: text.split('midint_registry_hash[] = "')[1].split('"')[0]  # noqa: E731
+    assert get(h1) != get(h2) and len(get(h1)) == 16
+
+
+def test_c_string_escapes():
+    assert c_string('a"b\\c\n') == '"a\\"b\\\\c\\n"'
