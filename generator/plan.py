@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from .space import BACKENDS, CONSTRAINTS, MAX_BITS, OPS, candidates, failed_constraint
+from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint
 
 
 class PlanError(ValueError):
@@ -36,19 +36,19 @@ def parse_sizes(text: str) -> list[int]:
 def variants_for(op: str, bits: int, backend: str) -> list:
     """The variants generated for one (op, bits, backend); PlanError if there are none.
     Prune constraints only thin out a size's variants: when they would remove all of them (tiny sizes),
-    the legal ones are kept, so every size that can work does."""
-    legal, kept, rejected = [], [], Counter()
+    the legal variants breaking the fewest prune constraints are kept, so every size that can work does."""
+    legal, rejected = [], Counter()
     for v in candidates(op, bits, backend):
-        c = failed_constraint(v)
+        c = failed_constraint(v, kinds=("legal",))
         if c is None:
-            kept.append(v)
-        elif c.kind == "prune":
             legal.append(v)
         else:
             rejected[c.name] += 1
-    if kept or legal:
-        return kept or legal
-    rules = {c.name: c.rule for c in CONSTRAINTS}
+    if legal:
+        pruned = {v: sum(not c.holds(v) for c in constraints_for(v) if c.kind == "prune") for v in legal}
+        fewest = min(pruned.values())
+        return [v for v in legal if pruned[v] == fewest]
+    rules = {c.name: c.rule for c in ALL_CONSTRAINTS}
     why = "; ".join(f"{name} ({rules[name]}) rejected {n}" for name, n in rejected.most_common())
     raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large for one block): {why}")
 

@@ -14,43 +14,6 @@ MAX_BITS = 1 << 24                # no request beyond this is even considered
 DEFAULT_SIZES = tuple(1 << e for e in range(9, 19))   # 2^9 .. 2^18 bits
 
 
-@dataclass(frozen=True)
-class OpFamily:
-    """Operations sharing one kernel template and one resource model."""
-
-    ops: tuple[str, ...]
-    template: str
-    limbs: tuple[str, ...]
-    qs: tuple[int, ...]
-    ipbs: tuple[int, ...]
-
-
-ADDSUB = OpFamily(
-    ops=("add", "sub"),
-    template="kernel_addsub.j2",
-    limbs=("u32", "u64"),
-    qs=(1, 2, 4, 8, 16),
-    ipbs=(1, 2, 4, 8, 16, 32, 64, 128, 256),
-)
-
-FAMILIES = (ADDSUB,)
-OPS = {op: fam for fam in FAMILIES for op in fam.ops}
-
-
-# ---- resource model (one formula, used by constraints, the registry and the templates) ----
-def padded_words(words: int) -> int:
-    """Shared-memory words for `words` staged words: one pad word per 32 keeps chunk reads conflict-free."""
-    return words + words // 32
-
-
-def shared_bytes(v: Variant) -> int:
-    """Dynamic local memory of one block: two staged operands, plus scratch for the carry scan
-    (32 warp totals, and on OpenCL one word per thread to emulate warp shuffles)."""
-    staged = 2 * padded_words(v.block * v.chunk_words)
-    scratch = WARP + (v.block if v.backend == "opencl" else 0)
-    return 4 * (staged + scratch)
-
-
 # ---- constraints: name, what it says, predicate. Order matters only for the messages. ----
 @dataclass(frozen=True)
 class Constraint:
@@ -60,25 +23,117 @@ class Constraint:
     kind: str = "legal"     # "legal": the kernel cannot work otherwise; "prune": it works but cannot win
 
 
-MIN_CHUNK_WORDS = 4
+@dataclass(frozen=True)
+class OpFamily:
+    """Operations sharing one kernel template, one resource model and their own constraints."""
+
+    ops: tuple[str, ...]
+    template: str
+    limbs: tuple[str, ...]
+    qs: tuple[int, ...]
+    ipbs: tuple[int, ...]
+    extra_shared_words: Callable[[Variant], int] = lambda v: 0   # per block, beyond the two staged operands
+    constraints: tuple[Constraint, ...] = ()
+    multi_instance_blocks: tuple[int, ...] = (128, 256)         # block sizes generated when IPB > 1
+
+
+def padded_words(words: int) -> int:
+    """Shared-memory words for `words` staged words: one pad word per 32 keeps chunk reads conflict-free."""
+    return words + words // 32
+
+
+def region_limbs(v: Variant) -> int:
+    """Classical multiplication: result limbs per region (a thread computes two regions)."""
+    return v.q if v.op == "mul" else v.q // 2
+
+
+# Registers a multiplying thread keeps live: two region sums (RQ + 2 limbs each) and the window of RQ b limbs.
+MUL_MAX_LIVE_WORDS = 104
+REGISTERS_PER_SM = 65536
+MUL_OVERHEAD_REGISTERS = 24     # addresses, loop bounds, the a limb, carries: measured from ptxas reports
+REGION_LIMBS = (4, 8)           # generated region sizes (H200: 8 u64 limbs best at every size, 4 within 20%)
+
+
+def mul_live_words(v: Variant) -> int:
+    rq = region_limbs(v)
+    return v.limb_words * (2 * (rq + 2) + rq)
+
+
 MAX_CHUNK_WORDS = 16
+ADDSUB_MIN_CHUNK_WORDS = 8
+MAX_MUL_CHUNK_WORDS = 32
+
+ADDSUB = OpFamily(
+    ops=("add", "sub"),
+    template="kernel_addsub.j2",
+    limbs=("u32", "u64"),
+    qs=(1, 2, 4, 8, 16),
+    ipbs=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+    constraints=(
+        Constraint("chunk_registers", f"Q x limb words is at most {MAX_CHUNK_WORDS} (registers per thread)",
+                   lambda v: v.chunk_words <= MAX_CHUNK_WORDS),
+        Constraint("addsub_min_chunk", f"a thread holds at least {ADDSUB_MIN_CHUNK_WORDS} words (H200: 4 words "
+                   "ran 10-30% below the copy rate, 8 and 16 at it)",
+                   lambda v: v.chunk_words >= ADDSUB_MIN_CHUNK_WORDS, "prune"),
+    ),
+)
+
+MUL = OpFamily(
+    ops=("mul", "mullo"),
+    template="kernel_mul.j2",
+    limbs=("u32", "u64"),
+    qs=(2, 4, 8, 16, 32),
+    ipbs=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+    # the overflow limbs each region passes to the next: two limbs for each of 2 regions per thread
+    extra_shared_words=lambda v: 4 * v.block * v.limb_words,
+    constraints=(
+        Constraint("region_limbs", "a region has at least 2 limbs (Q >= 2 for mul, Q >= 4 for mullo), so that "
+                   "the summing phase carries at most 1 per chunk", lambda v: region_limbs(v) >= 2),
+        Constraint("mul_chunk", f"Q x limb words is at most {MAX_MUL_CHUNK_WORDS} (staging loop length)",
+                   lambda v: v.chunk_words <= MAX_MUL_CHUNK_WORDS),
+        Constraint("mul_registers", f"a multiplying thread keeps at most {MUL_MAX_LIVE_WORDS} words live "
+                   "(two region sums and the window)", lambda v: mul_live_words(v) <= MUL_MAX_LIVE_WORDS),
+        Constraint("mul_block_registers", f"a block's registers fit one SM ({REGISTERS_PER_SM}; live words plus "
+                   f"{MUL_OVERHEAD_REGISTERS} per thread)",
+                   lambda v: v.block * (mul_live_words(v) + MUL_OVERHEAD_REGISTERS) <= REGISTERS_PER_SM),
+        Constraint("region_size", f"a region has {' or '.join(map(str, REGION_LIMBS))} limbs (smaller ones load "
+                   "more than they multiply, larger ones run out of registers: both slower on the H200)",
+                   lambda v: region_limbs(v) in REGION_LIMBS, "prune"),
+    ),
+    multi_instance_blocks=(128,),   # H200: 128-thread blocks were the fastest multi-instance blocks at every size
+)
+
+FAMILIES = (ADDSUB, MUL)
+OPS = {op: fam for fam in FAMILIES for op in fam.ops}
+
+
+# ---- resource model (one formula, used by constraints, the registry and the templates) ----
+def shared_bytes(v: Variant) -> int:
+    """Dynamic local memory of one block: two staged operands (the product reuses them), the family's own
+    needs, and scratch for the carry scan (32 warp totals, and on OpenCL one word per thread to emulate warp
+    shuffles)."""
+    staged = 2 * padded_words(v.block * v.chunk_words)
+    scratch = WARP + (v.block if v.backend == "opencl" else 0)
+    extra = OPS[v.op].extra_shared_words(v) if v.op in OPS else 0
+    return 4 * (staged + extra + scratch)
+
+
+MIN_CHUNK_WORDS = 4
 MIN_BLOCK = 64
-MULTI_INSTANCE_BLOCKS = (128, 256)
 
 CONSTRAINTS = (
     Constraint("bits_multiple_of_32", "bits is a positive multiple of 32",
                lambda v: v.bits > 0 and v.bits % 32 == 0),
+    Constraint("known_op", "the operation is generated", lambda v: v.op in OPS),
     Constraint("known_limb", f"limb type is one of {', '.join(LIMB_WORDS)}",
                lambda v: v.limb in LIMB_WORDS),
     Constraint("known_backend", f"backend is one of {', '.join(BACKENDS)}",
                lambda v: v.backend in BACKENDS),
     Constraint("q_positive", "Q and IPB are at least 1", lambda v: v.q >= 1 and v.ipb >= 1),
-    Constraint("chunk_registers", f"Q x limb words is at most {MAX_CHUNK_WORDS} (registers per thread)",
-               lambda v: v.chunk_words <= MAX_CHUNK_WORDS),
     # "Q divides the padded length" holds by construction: an instance is padded to threads per instance
     # x Q limbs (Variant.threads_per_instance rounds up), so it is not a check here.
-    Constraint("chunk_fits_instance", "a thread's Q limbs are no more than one instance",
-               lambda v: v.chunk_words <= v.words),
+    Constraint("chunk_fits_instance", "a thread's Q limbs are no more than one instance (more only pads)",
+               lambda v: v.chunk_words <= v.words, "prune"),
     # Blocks are whole warps by construction (Variant.block rounds up), so that is not a check either.
     Constraint("block_max", f"threads per block (IPB x threads per instance) is at most {MAX_BLOCK_THREADS}",
                lambda v: v.block <= MAX_BLOCK_THREADS),
@@ -88,17 +143,26 @@ CONSTRAINTS = (
                "narrower chunks only add threads)", lambda v: v.chunk_words >= MIN_CHUNK_WORDS, "prune"),
     Constraint("min_block", f"at least {MIN_BLOCK} threads per block (32 resident blocks must fill an SM)",
                lambda v: v.block >= MIN_BLOCK, "prune"),
-    Constraint("multi_instance_block", "a block of several instances has "
-               f"{' or '.join(map(str, MULTI_INSTANCE_BLOCKS))} threads (smaller blocks cap occupancy, larger "
-               "ones gain nothing)", lambda v: v.ipb == 1 or v.block in MULTI_INSTANCE_BLOCKS, "prune"),
+    Constraint("multi_instance_block", "a block of several instances has one of its family's multi-instance "
+               "block sizes (smaller blocks cap occupancy, larger ones gain nothing)",
+               lambda v: v.ipb == 1 or v.block in OPS[v.op].multi_instance_blocks, "prune"),
 )
 
 
+ALL_CONSTRAINTS = CONSTRAINTS + tuple(c for fam in FAMILIES for c in fam.constraints)
+
+
+def constraints_for(v: Variant) -> tuple[Constraint, ...]:
+    """The common constraints, then those of v's operation family."""
+    return CONSTRAINTS + (OPS[v.op].constraints if v.op in OPS else ())
+
+
 def failed_constraint(v: Variant, kinds=("legal", "prune")) -> Constraint | None:
-    """The first constraint `v` breaks, or None."""
-    for c in CONSTRAINTS:
-        if c.kind in kinds and not c.holds(v):
-            return c
+    """The first constraint `v` breaks, or None: legality before pruning, common before the family's."""
+    for kind in kinds:
+        for c in constraints_for(v):
+            if c.kind == kind and not c.holds(v):
+                return c
     return None
 
 
