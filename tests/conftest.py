@@ -60,10 +60,15 @@ def require_backend(backend):
     return why
 
 
+# PoCL spends up to a minute optimizing one large multiplication kernel; the CPU tests check results, not
+# speed, so they build OpenCL programs unoptimized (test_opencl_optimized_build covers the optimized build).
+TEST_ENV = {"MIDINT_OPENCL_OPTIONS": os.environ.get("MIDINT_OPENCL_OPTIONS", "-cl-opt-disable")}
+
+
 def run_driver(args, cases, env=None, timeout=900):
     """Run check_batch with `cases` (lines) on stdin; returns the CompletedProcess."""
     assert CHECK_BATCH.exists(), f"{CHECK_BATCH} is missing: run `make` first"
-    full_env = dict(os.environ, **(env or {}))
+    full_env = {**os.environ, **TEST_ENV, **(env or {})}
     return subprocess.run([str(CHECK_BATCH), *args], input="\n".join(cases) + "\n", capture_output=True, text=True,
                           timeout=timeout, env=full_env)
 

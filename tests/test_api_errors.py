@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import BACKENDS, BUILD, ROOT, require_backend
+from conftest import BACKENDS, BUILD, ROOT, TEST_ENV, require_backend
 
 DRIVER = BUILD / "tests" / "api_errors"
 # the driver lists over 100 checks; far fewer means it lost most of them
@@ -24,7 +24,7 @@ REQUIRED = (
 
 def _env():
     """The caller's environment without MIDINT_VARIANT, which would change (or break) dispatch."""
-    env = dict(os.environ)
+    env = dict(os.environ, **TEST_ENV)
     env.pop("MIDINT_VARIANT", None)
     return env
 

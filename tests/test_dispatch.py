@@ -15,7 +15,7 @@ def test_default_rule_every_size(backend):
     require_backend(backend)
     gen = sizes(backend)
     bits = sorted({32, 64, 96, 480, *gen, *(s + 32 for s in gen[:-1]), *(s - 32 for s in gen if s > 32)})
-    cases = [f"{op} {b} 5 mixed {i} host none" for i, b in enumerate(bits) for op in ("add", "sub")]
+    cases = [f"{op} {b} 5 mixed {i} host none" for i, b in enumerate(bits) for op in ("add", "sub", "mul", "mullo")]
     proc = run_driver(["--backend", backend], cases)
     assert_all_ok(proc, cases)
 
@@ -24,7 +24,8 @@ def test_default_rule_every_size(backend):
 def test_host_path_in_chunks(backend):
     """A staging cap of a few instances splits the batch into many chunks; results must not shift."""
     require_backend(backend)
-    cases = [f"add 2048 1000 mixed 7 host none", f"sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb"]
+    cases = ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
+             "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab"]
     proc = run_driver(["--backend", backend, "--staging", "4096"], cases)
     assert_all_ok(proc, cases)
 

@@ -10,7 +10,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from generator.plan import PlanError, parse_sizes, plan, variants_for  # noqa: E402
 from generator.render import c_string, render_all  # noqa: E402
-from generator.space import (CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
+from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
                              shared_bytes)
 from generator.variant import Variant, VariantNameError, format_name, parse_name  # noqa: E402
 
@@ -66,9 +66,9 @@ def test_each_constraint_names_itself(field, value, constraint):
 
 
 def test_constraints_have_unique_names_and_rules():
-    names = [c.name for c in CONSTRAINTS]
+    names = [c.name for c in ALL_CONSTRAINTS]
     assert len(names) == len(set(names))
-    assert all(c.rule for c in CONSTRAINTS)
+    assert all(c.rule for c in ALL_CONSTRAINTS)
 
 
 def test_prune_never_empties_a_legal_size():

@@ -98,16 +98,34 @@ static void p_equal(rng *g, unsigned n, uint32_t *a, uint32_t *b)
     memcpy(b, a, n * 4);
 }
 
+/* b = 1: the product is a itself */
+static void p_one(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    p_random(g, n, a, b);
+    memset(b, 0, n * 4);
+    b[0] = 1;
+}
+
+/* b = 2^k - 1 for a random k: a*b = a*2^k - a, long borrow runs in the product */
+static void p_mersenne(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    p_random(g, n, a, b);
+    unsigned k = 1 + (unsigned)(rng_next(g) % (32u * n));
+    memset(b, 0, n * 4);
+    for (unsigned i = 0; i < k; i++)
+        b[i / 32] |= 1u << (i % 32);
+}
+
 static const struct { const char *name; pattern_fn fn; } patterns[] = {
     {"random", p_random},           {"zero", p_zero},         {"max", p_max},
     {"ones_plus_one", p_ones_plus_one}, {"zero_minus_one", p_zero_minus_one},
     {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
-    {"equal", p_equal},
+    {"equal", p_equal},            {"one", p_one},           {"mersenne", p_mersenne},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
 const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
-                                     "single_bits", "runs", "equal", "mixed", NULL};
+                                     "single_bits", "runs", "equal", "one", "mersenne", "mixed", NULL};
 
 int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
 {
@@ -130,27 +148,46 @@ int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, 
 void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry)
 {
     mpz_t x, y, z;
+    unsigned rn = result_words(op, n);
     mpz_inits(x, y, z, NULL);
     mpz_import(x, n, -1, 4, 0, 0, a);
     mpz_import(y, n, -1, 4, 0, 0, b);
-    if (op == MIDINT_OP_ADD) {
+    *carry = 0;
+    switch (op) {
+    case MIDINT_OP_ADD:
         mpz_add(z, x, y);
         *carry = (uint32_t)mpz_tstbit(z, 32ul * n);
-    } else {
+        break;
+    case MIDINT_OP_SUB:
         mpz_sub(z, x, y);
         *carry = mpz_sgn(z) < 0;
+        break;
+    default: /* mul, mullo */
+        mpz_mul(z, x, y);
+        break;
     }
-    mpz_fdiv_r_2exp(z, z, 32ul * n); /* mod 2^bits, non-negative */
-    memset(r, 0, n * 4);
+    mpz_fdiv_r_2exp(z, z, 32ul * rn); /* mod 2^(result bits), non-negative */
+    memset(r, 0, rn * 4);
     mpz_export(r, NULL, -1, 4, 0, 0, z);
     mpz_clears(x, y, z, NULL);
 }
 
+static const char *const op_names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
+
 int parse_op(const char *name)
 {
-    if (strcmp(name, "add") == 0)
-        return MIDINT_OP_ADD;
-    if (strcmp(name, "sub") == 0)
-        return MIDINT_OP_SUB;
+    for (int i = 0; i < MIDINT_OP_COUNT_; i++)
+        if (strcmp(name, op_names[i]) == 0)
+            return i;
     return -1;
+}
+
+unsigned result_words(midint_op op, unsigned n)
+{
+    return op == MIDINT_OP_MUL ? 2 * n : n;
+}
+
+int op_has_carry(midint_op op)
+{
+    return op == MIDINT_OP_ADD || op == MIDINT_OP_SUB;
 }

@@ -18,10 +18,15 @@ int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, 
 /* Names of the patterns, NULL-terminated. */
 extern const char *const pattern_names[];
 
-/* Reference result for one instance through GMP: r (n words) and the carry/borrow. */
+/* Reference result for one instance through GMP: r (result_words(op, n) words) and the carry/borrow
+ * (0 for the multiplications). */
 void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry);
 
-/* Parse "add"/"sub"; -1 if unknown. */
+/* Parse an operation name ("add", "sub", "mul", "mullo"); -1 if unknown. */
 int parse_op(const char *name);
+
+/* Result words per instance (2n for the full product), and whether the op has a carry/borrow output. */
+unsigned result_words(midint_op op, unsigned n);
+int op_has_carry(midint_op op);
 
 #endif

@@ -2,7 +2,7 @@
  *
  * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--probe]
  * Cases come on stdin, one per line: "op bits count pattern seed api alias"
- *   op: add|sub   api: host|device   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
+ *   op: add|sub|mul|mullo   api: host|device   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
  * Output: "ok <case>" or "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails,
  * 2 on a usage or setup error, 3 from --probe when the backend is unavailable. */
 #include <inttypes.h>
@@ -25,21 +25,37 @@ typedef struct test_case {
 static midint_status call_host(midint_context *ctx, midint_op op, const test_case *c, uint32_t *r,
                                const uint32_t *a, const uint32_t *b, uint32_t *carry)
 {
-    return (op == MIDINT_OP_ADD ? midint_add : midint_sub)(ctx, c->count, c->bits, r, a, b, carry);
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add(ctx, c->count, c->bits, r, a, b, carry);
+    case MIDINT_OP_SUB: return midint_sub(ctx, c->count, c->bits, r, a, b, carry);
+    case MIDINT_OP_MUL: return midint_mul(ctx, c->count, c->bits, r, a, b);
+    default: return midint_mullo(ctx, c->count, c->bits, r, a, b);
+    }
+}
+
+static midint_status launch_device(midint_context *ctx, midint_op op, const test_case *c, void *r, const void *a,
+                                   const void *b, void *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add_device(ctx, c->count, c->bits, r, a, b, carry, NULL);
+    case MIDINT_OP_SUB: return midint_sub_device(ctx, c->count, c->bits, r, a, b, carry, NULL);
+    case MIDINT_OP_MUL: return midint_mul_device(ctx, c->count, c->bits, r, a, b, NULL);
+    default: return midint_mullo_device(ctx, c->count, c->bits, r, a, b, NULL);
+    }
 }
 
 /* The same call through device buffers: write the inputs, run, read back. Aliases map to one buffer. */
 static midint_status call_device(midint_context *ctx, midint_op op, const test_case *c, uint32_t *r,
                                  const uint32_t *a, const uint32_t *b, uint32_t *carry)
 {
-    size_t bytes = c->count * (c->bits / 32) * 4;
+    size_t bytes = c->count * (c->bits / 32) * 4, r_bytes = bytes * result_words(op, 1);
     void *da = NULL, *db = NULL, *dr = NULL, *dc = NULL;
     midint_status st = midint_buffer_alloc(ctx, bytes, &da);
     if (st == MIDINT_OK && b != a)
         st = midint_buffer_alloc(ctx, bytes, &db);
     if (st == MIDINT_OK && r != a && r != b)
-        st = midint_buffer_alloc(ctx, bytes, &dr);
-    if (st == MIDINT_OK)
+        st = midint_buffer_alloc(ctx, r_bytes, &dr);
+    if (st == MIDINT_OK && carry)
         st = midint_buffer_alloc(ctx, c->count * 4, &dc);
     void *bufb = b == a ? da : db;
     void *bufr = r == a ? da : r == b ? bufb : dr;
@@ -48,17 +64,16 @@ static midint_status call_device(midint_context *ctx, midint_op op, const test_c
     if (st == MIDINT_OK && bufb != da)
         st = midint_buffer_write(ctx, bufb, b, bytes);
     if (st == MIDINT_OK && bufr != da && bufr != bufb)
-        st = midint_buffer_write(ctx, bufr, r, bytes);
-    if (st == MIDINT_OK)
+        st = midint_buffer_write(ctx, bufr, r, r_bytes);
+    if (st == MIDINT_OK && carry)
         st = midint_buffer_write(ctx, dc, carry, c->count * 4);
     if (st == MIDINT_OK)
-        st = (op == MIDINT_OP_ADD ? midint_add_device : midint_sub_device)(ctx, c->count, c->bits, bufr, da, bufb,
-                                                                           dc, NULL);
+        st = launch_device(ctx, op, c, bufr, da, bufb, dc);
     if (st == MIDINT_OK)
         st = midint_synchronize(ctx, NULL);
     if (st == MIDINT_OK)
-        st = midint_buffer_read(ctx, r, bufr, bytes);
-    if (st == MIDINT_OK)
+        st = midint_buffer_read(ctx, r, bufr, r_bytes);
+    if (st == MIDINT_OK && carry)
         st = midint_buffer_read(ctx, carry, dc, c->count * 4);
     midint_buffer_free(ctx, da);
     midint_buffer_free(ctx, db);
@@ -75,10 +90,11 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         snprintf(why, whylen, "bad case line");
         return 0;
     }
-    unsigned n = c->bits / 32;
-    size_t words = c->count * n;
-    uint32_t *a = malloc(words * 4), *b = malloc(words * 4), *r = malloc(words * 4);
-    uint32_t *carry = malloc(c->count * 4), *want = malloc(words * 4), *want_c = malloc(c->count * 4);
+    unsigned n = c->bits / 32, rn = result_words((midint_op)op, n);
+    size_t words = c->count * n, r_words = c->count * rn;
+    int has_carry = op_has_carry((midint_op)op);
+    uint32_t *a = malloc(words * 4), *b = malloc(words * 4), *r = malloc(r_words * 4);
+    uint32_t *carry = malloc(c->count * 4), *want = malloc(r_words * 4), *want_c = malloc(c->count * 4);
     int ok = 0;
     if (!a || !b || !r || !carry || !want || !want_c) {
         snprintf(why, whylen, "out of host memory");
@@ -91,11 +107,11 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     if (strcmp(c->alias, "rab") == 0)
         memcpy(b, a, words * 4);
     for (size_t i = 0; i < c->count; i++)
-        reference((midint_op)op, n, a + i * n, (strcmp(c->alias, "rab") == 0 ? a : b) + i * n, want + i * n,
+        reference((midint_op)op, n, a + i * n, (strcmp(c->alias, "rab") == 0 ? a : b) + i * n, want + i * rn,
                   want_c + i);
 
     /* poison the outputs so that a word the kernel never wrote shows up */
-    for (size_t i = 0; i < words; i++)
+    for (size_t i = 0; i < r_words; i++)
         r[i] = POISON;
     for (size_t i = 0; i < c->count; i++)
         carry[i] = POISON;
@@ -114,19 +130,20 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         snprintf(why, whylen, "unknown alias '%s'", c->alias);
         goto done;
     }
-    midint_status st = strcmp(c->api, "device") == 0 ? call_device(ctx, (midint_op)op, c, pr, pa, pb, carry)
-                                                     : call_host(ctx, (midint_op)op, c, pr, pa, pb, carry);
+    uint32_t *pc = has_carry ? carry : NULL;
+    midint_status st = strcmp(c->api, "device") == 0 ? call_device(ctx, (midint_op)op, c, pr, pa, pb, pc)
+                                                     : call_host(ctx, (midint_op)op, c, pr, pa, pb, pc);
     if (st != MIDINT_OK) {
         snprintf(why, whylen, "%s: %s", midint_status_name(st), midint_last_error(ctx));
         goto done;
     }
-    for (size_t i = 0; i < words; i++)
+    for (size_t i = 0; i < r_words; i++)
         if (r[i] != want[i]) {
-            snprintf(why, whylen, "instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, i / n, i % n, r[i],
+            snprintf(why, whylen, "instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, i / rn, i % rn, r[i],
                      want[i]);
             goto done;
         }
-    for (size_t i = 0; i < c->count; i++)
+    for (size_t i = 0; has_carry && i < c->count; i++)
         if (carry[i] != want_c[i]) {
             snprintf(why, whylen, "instance %zu carry: got %" PRIu32 " want %" PRIu32, i, carry[i], want_c[i]);
             goto done;

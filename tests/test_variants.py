@@ -1,0 +1,96 @@
+"""Every generated variant against GMP: random and adversarial inputs, runtime sizes, ragged counts, aliasing."""
+
+import pytest
+
+from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
+
+# Per operation: patterns for single instances, patterns that make a whole batch carry (or multiply with the
+# largest partial-product carries), and the in-place aliases the operation allows.
+OPS = {
+    "add": dict(patterns=("random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement", "single_bits",
+                          "runs", "equal"),
+                chains=("ones_plus_one", "zero_minus_one", "runs", "complement"), aliases=("ra", "rb", "rab")),
+    "mul": dict(patterns=("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs"),
+                chains=("max", "mersenne", "runs"), aliases=()),
+}
+OPS["sub"] = OPS["add"]
+OPS["mullo"] = dict(OPS["mul"], aliases=("ra", "rb", "rab"))
+
+
+def launch_shape(v, bits):
+    """Threads per instance and instances per block the runtime uses for `bits` (runtime/registry.c)."""
+    chunk = v["q"] * v["limb_words"]
+    ti = -(-(bits // 32) // chunk)
+    return ti, v["block"] // ti
+
+
+def sizes_for(v):
+    """The full size, one word less (padded, unaligned), half (more instances per block) and half plus a word."""
+    m = v["bits"]
+    return sorted(b for b in {m, m - 32, m // 2, m // 2 + 32} if 32 <= b <= m and b % 32 == 0)
+
+
+# A multiplication costs words^2 per instance. Past FULL_SIZE_BUDGET word products per instance a variant
+# gets only a few instances at its full size (whole-number patterns, the padded size); its other cases run
+# at SMALL_BITS through the same kernel (run-time length, more instances per block), so the CPU run of the
+# largest sizes stays short.
+FULL_SIZE_BUDGET = 1 << 20
+SMALL_BITS = 16384
+
+
+def cases_for(v):
+    op, m, spec = v["op"], v["bits"], OPS[v["op"]]
+    cases, seed = [], 1
+
+    def add(bits, count, pattern, api="host", alias="none"):
+        nonlocal seed
+        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias}")
+        seed += 1
+
+    big = op in ("mul", "mullo") and (m // 32) ** 2 > FULL_SIZE_BUDGET
+    if big:
+        add(m, 2, "mixed")
+        add(m, 1, "max")
+        add(m - 32, 1, "mixed")
+        m = SMALL_BITS
+    for bits in sizes_for(dict(v, bits=m)):
+        _ti, ipb = launch_shape(v, bits)
+        for count in sorted({1, ipb - 1, 3 * ipb + 1} - {0}):
+            add(bits, count, "mixed")
+    for p in spec["patterns"]:
+        add(m, 1, p)
+    _ti, ipb = launch_shape(v, m)
+    for p in spec["chains"]:
+        add(m, 3 * ipb + 1, p)
+    # device buffers and in-place use, on both the aligned and the padded path
+    for bits in {m, max(32, m - 32)}:
+        _ti, ipb = launch_shape(v, bits)
+        add(bits, ipb + 1, "mixed", api="device")
+        for alias in spec["aliases"]:
+            add(bits, ipb + 1, "mixed", api="device" if alias == "rab" else "host", alias=alias)
+    return cases
+
+
+VARIANTS = [v for v in read_variants() if v["op"] in OPS]
+
+
+@pytest.mark.parametrize("case", ["add 4096 33 mixed 1 host none", "mullo 512 9 mixed 2 host none"])
+def test_opencl_optimized_build(case):
+    """The kernels as users get them on OpenCL: built with the compiler's optimizations."""
+    require_backend("opencl")
+    proc = run_driver(["--backend", "opencl"], [case], env={"MIDINT_OPENCL_OPTIONS": ""})
+    assert_all_ok(proc, [case])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_variants_were_generated(backend, op):
+    assert [v for v in VARIANTS if v["backend"] == backend and v["op"] == op], f"no {op} variants: run `make gen`"
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=[v["name"] for v in VARIANTS])
+def test_variant_against_gmp(v):
+    require_backend(v["backend"])
+    cases = cases_for(v)
+    proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
+    assert_all_ok(proc, cases)
