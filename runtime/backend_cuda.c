@@ -6,7 +6,8 @@
 #include "context.h"
 
 typedef struct cuda_state {
-    cudaStream_t stream; /* the host path's stream */
+    cudaStream_t stream;          /* the host path's stream */
+    cudaEvent_t start, stop;      /* for midint_time */
 } cuda_state;
 
 #define STATE(ctx) ((cuda_state *)(ctx)->be)
@@ -43,9 +44,10 @@ static midint_status cu_open(midint_context *ctx, int device)
     cuda_state *s = calloc(1, sizeof *s);
     if (!s)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
-    if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+    if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (err = cudaEventCreate(&s->start)) != cudaSuccess || (err = cudaEventCreate(&s->stop)) != cudaSuccess) {
         free(s);
-        return cuda_failed(ctx, err, "cudaStreamCreate");
+        return cuda_failed(ctx, err, "creating the stream and events");
     }
     ctx->be = s;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s (sm_%d%d)", prop.name, prop.major, prop.minor);
@@ -60,6 +62,8 @@ static void cu_close(midint_context *ctx)
     if (!s)
         return;
     cudaSetDevice(ctx->device);
+    cudaEventDestroy(s->start);
+    cudaEventDestroy(s->stop);
     cudaStreamDestroy(s->stream);
     free(s);
     ctx->be = NULL;
@@ -129,7 +133,36 @@ static int cu_aligned16(const void *buf)
     return ((uintptr_t)buf & 15u) == 0;
 }
 
+static midint_status cu_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                      stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpyAsync");
+}
+
+static midint_status cu_timer_begin(midint_context *ctx, void *stream)
+{
+    cudaError_t err = cudaEventRecord(STATE(ctx)->start, stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventRecord");
+}
+
+static midint_status cu_timer_end(midint_context *ctx, void *stream, double *ms)
+{
+    cuda_state *s = STATE(ctx);
+    float f = 0;
+    cudaError_t err = cudaEventRecord(s->stop, stream ? (cudaStream_t)stream : s->stream);
+    if (err == cudaSuccess)
+        err = cudaEventSynchronize(s->stop);
+    if (err == cudaSuccess)
+        err = cudaEventElapsedTime(&f, s->start, s->stop);
+    *ms = f;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "timing with events");
+}
+
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
-    cu_launch, cu_synchronize, cu_aligned16,
+    cu_launch, cu_synchronize, cu_aligned16, cu_copy, cu_timer_begin, cu_timer_end,
 };

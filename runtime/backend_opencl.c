@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "context.h"
 
@@ -17,7 +18,7 @@
     X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
     X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
-    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo)
+    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -47,6 +48,7 @@ static void load_icd(void)
 }
 
 typedef struct cl_state {
+    struct timespec t0; /* midint_time: the wall clock when the timed region began */
     cl_context context;
     cl_device_id device;
     cl_command_queue queue;
@@ -178,6 +180,16 @@ static midint_status ocl_download(midint_context *ctx, void *host, const void *b
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
 }
 
+/* Build options: OpenCL C 1.2, plus MIDINT_OPENCL_OPTIONS when set (e.g. "-cl-opt-disable", which the CPU
+ * tests use to build hundreds of kernels quickly). */
+static const char *build_options(void)
+{
+    static _Thread_local char opts[256];
+    const char *extra = getenv("MIDINT_OPENCL_OPTIONS");
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s", extra ? " " : "", extra ? extra : "");
+    return opts;
+}
+
 /* Build variant v's program on first use; the build log's start goes into the message on failure. */
 static midint_status get_kernel(midint_context *ctx, const midint_variant *v, cl_kernel *out)
 {
@@ -191,7 +203,7 @@ static midint_status get_kernel(midint_context *ctx, const midint_variant *v, cl
         cl_program p = cl.clCreateProgramWithSource(s->context, 2, srcs, NULL, &err);
         if (!p)
             return cl_failed(ctx, err, "clCreateProgramWithSource");
-        err = cl.clBuildProgram(p, 1, &s->device, "-cl-std=CL1.2", NULL, NULL);
+        err = cl.clBuildProgram(p, 1, &s->device, build_options(), NULL, NULL);
         if (err != CL_SUCCESS) {
             char log[300] = "";
             cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -259,9 +271,34 @@ static int ocl_aligned16(const void *buf)
     return 1;
 }
 
+static midint_status ocl_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
+{
+    cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
+    cl_int err = cl.clEnqueueCopyBuffer(q, (cl_mem)src, (cl_mem)dst, 0, 0, bytes, 0, NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBuffer");
+}
+
+/* OpenCL 1.2 event profiling needs a profiling queue; the wall clock around a finished queue is enough for
+ * the CPU device this backend mostly serves. */
+static midint_status ocl_timer_begin(midint_context *ctx, void *stream)
+{
+    midint_status st = ocl_synchronize(ctx, stream);
+    clock_gettime(CLOCK_MONOTONIC, &STATE(ctx)->t0);
+    return st;
+}
+
+static midint_status ocl_timer_end(midint_context *ctx, void *stream, double *ms)
+{
+    struct timespec t1;
+    midint_status st = ocl_synchronize(ctx, stream);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *ms = (double)(t1.tv_sec - STATE(ctx)->t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - STATE(ctx)->t0.tv_nsec) / 1e6;
+    return st;
+}
+
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
-    ocl_launch, ocl_synchronize, ocl_aligned16,
+    ocl_launch, ocl_synchronize, ocl_aligned16, ocl_copy, ocl_timer_begin, ocl_timer_end,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

@@ -60,6 +60,8 @@ midint_status midint_open(midint_context **out, midint_backend backend, int devi
     }
     if (st == MIDINT_OK)
         st = midint_dispatch_init(ctx);
+    if (st == MIDINT_OK)
+        midint_tuning_init(ctx);
     if (st != MIDINT_OK) {
         midint_close(ctx);
         return st;
@@ -74,12 +76,12 @@ void midint_close(midint_context *ctx)
     if (!ctx)
         return;
     if (ctx->ops) {
-        void *bufs[] = {ctx->stage_a, ctx->stage_b, ctx->stage_c};
-        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-            if (bufs[i])
-                ctx->ops->free(ctx, bufs[i]);
+        for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)
+            if (ctx->stage[i].buf)
+                ctx->ops->free(ctx, ctx->stage[i].buf);
         ctx->ops->close(ctx);
     }
+    midint_tuning_free(ctx->tuning);
     free(ctx);
 }
 
@@ -152,4 +154,44 @@ midint_status midint_buffer_read(midint_context *ctx, void *host, const void *bu
         return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_buffer_read: %s is NULL",
                            !ctx ? "ctx" : !buf ? "buf" : "host");
     return ctx->ops->download(ctx, host, buf, bytes);
+}
+
+midint_status midint_buffer_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
+{
+    if (!ctx || !dst || !src)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_buffer_copy: %s is NULL",
+                           !ctx ? "ctx" : !dst ? "dst" : "src");
+    return ctx->ops->copy(ctx, dst, src, bytes, stream);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+midint_status midint_time(midint_context *ctx, void *stream, int reps, midint_status (*enqueue)(void *arg),
+                          void *arg, double *median_ms)
+{
+    if (!ctx || !enqueue || !median_ms)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_time: %s is NULL",
+                           !ctx ? "ctx" : !enqueue ? "enqueue" : "median_ms");
+    if (reps < 1)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_time: reps is %d; at least 1", reps);
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    if (!t)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "midint_time: out of host memory");
+    midint_status st = enqueue(arg); /* warm-up: module load, program build, first-touch */
+    if (st == MIDINT_OK)
+        st = ctx->ops->synchronize(ctx, stream);
+    for (int i = 0; i < reps && st == MIDINT_OK; i++) {
+        if ((st = ctx->ops->timer_begin(ctx, stream)) == MIDINT_OK && (st = enqueue(arg)) == MIDINT_OK)
+            st = ctx->ops->timer_end(ctx, stream, &t[i]);
+    }
+    if (st == MIDINT_OK) {
+        qsort(t, (size_t)reps, sizeof(double), cmp_double);
+        *median_ms = t[reps / 2];
+    }
+    free(t);
+    return st;
 }

@@ -26,7 +26,18 @@ typedef struct midint_backend_ops {
     midint_status (*synchronize)(midint_context *ctx, void *stream);
     /* 1 when a device-buffer handle allows 16-byte accesses. */
     int (*aligned16)(const void *buf);
+    /* Enqueue a device-to-device copy from the start of src to the start of dst. */
+    midint_status (*copy)(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
+    /* Time what is enqueued on `stream` between begin and end, in milliseconds. */
+    midint_status (*timer_begin)(midint_context *ctx, void *stream);
+    midint_status (*timer_end)(midint_context *ctx, void *stream, double *ms);
 } midint_backend_ops;
+
+/* A device buffer of the host path and its capacity. */
+typedef struct midint_staging_buf {
+    void *buf;
+    size_t bytes;
+} midint_staging_buf;
 
 /* Backends compiled into this library, in MIDINT_BACKEND_AUTO's order of preference. */
 extern const midint_backend_ops *const midint_backends[];
@@ -41,10 +52,12 @@ struct midint_context {
     uint32_t max_block;             /* threads per block the device allows */
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
-    void *stage_a, *stage_b, *stage_c; /* host path buffers, grown on demand */
-    size_t stage_words, stage_count;   /* their capacity: words of a and b, entries of c */
+    midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
+    struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
+    const midint_variant *corrupt;  /* test hook MIDINT_TEST_CORRUPT: this variant's results are spoiled */
+    char tuning_status[MIDINT_MSG_LEN];
     char msg[MIDINT_MSG_LEN];
 };
 
@@ -64,6 +77,11 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
 
 /* Read MIDINT_VARIANT into ctx->forced; MIDINT_ERR_UNKNOWN_VARIANT for a name not in the registry. */
 midint_status midint_dispatch_init(midint_context *ctx);
+
+/* Tuned tables (tuning.c): load at open from the environment or the default location; look up a call. */
+void midint_tuning_init(midint_context *ctx);
+void midint_tuning_free(struct midint_tuning *t);
+const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op op, uint32_t n, size_t count);
 
 /* Launch geometry for v at n words and `count` instances. */
 void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, midint_launch *l);

@@ -42,6 +42,9 @@ static midint_status force_one(midint_context *ctx, const char *name, size_t len
 
 midint_status midint_dispatch_init(midint_context *ctx)
 {
+    /* Test hook for the tuner's tests: a variant named here returns a wrong word, as a broken kernel would. */
+    const char *bad = getenv("MIDINT_TEST_CORRUPT");
+    ctx->corrupt = bad && *bad ? midint_registry_find(bad) : NULL;
     const char *env = getenv("MIDINT_VARIANT");
     while (env && *env) {
         size_t len = strcspn(env, ", ");
@@ -64,36 +67,43 @@ midint_status midint_force_variant(midint_context *ctx, const char *name)
     return force_one(ctx, name, strlen(name), 0);
 }
 
-/* ---- level 2 (issue 5): the tuned table for this device goes here ---- */
+/* ---- level 2: the tuned table for this device (tuning.c) ---- */
 
 /* ---- level 3: the default rule ----
  * Among the variants that serve the call, take those of the smallest generated size (fewest idle
  * threads), then the lowest cost below: distance (in doublings) from the preferred words per thread and
  * threads per block, a limb-type preference, and the fraction of threads left idle at this size.
- * The preferences are data, set from measurements (docs/dispatch.md): on an H200 every variant with 16
- * words per thread ran within 1.5% of the best at each size 2^9..2^18, 8 words within 10%, 4 words
- * 10-30% slower; u32 limbs beat u64 at 2^18 bits (4264 against 4066 GB/s). */
-static const struct {
+ * The preferences are data, set from measurements (docs/dispatch.md, tuning/RESULTS.md): for add/sub on
+ * an H200 every variant with 16 words per thread ran within 1.5% of the best at each size 2^9..2^18 and
+ * u32 limbs beat u64 at 2^18 bits; for the multiplications regions of 8 u64 limbs in 128-thread blocks
+ * were fastest or within 8% at every size. */
+typedef struct default_rule {
     double chunk_words;    /* preferred words per thread */
     double block;          /* preferred threads per block */
-    double limb_words;     /* preferred limb (1: u32) */
+    double limb_words;     /* preferred limb (1: u32, 2: u64) */
     double w_chunk, w_block, w_limb, w_idle;
-} default_rule = {16, 256, 1, 2.0, 1.0, 1.0, 4.0};
+} default_rule;
 
-static double default_cost(const midint_variant *v, uint32_t n)
+static const default_rule default_rules[MIDINT_OP_COUNT_] = {
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0},
+    /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0},
+};
+
+static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
 {
     double chunk = v->q * v->limb_words;
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
-    return default_rule.w_chunk * fabs(log2(chunk / default_rule.chunk_words)) +
-           default_rule.w_block * fabs(log2(v->block / default_rule.block)) +
-           default_rule.w_limb * (v->limb_words != default_rule.limb_words) + default_rule.w_idle * idle;
+    return rule->w_chunk * fabs(log2(chunk / rule->chunk_words)) + rule->w_block * fabs(log2(v->block / rule->block)) +
+           rule->w_limb * (v->limb_words != rule->limb_words) + rule->w_idle * idle;
 }
 
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
                               const midint_variant **out)
 {
-    (void)count; /* the tuned table (issue 5) keys on batch-size ranges */
     midint_backend be = ctx->ops->id;
     int any_forced = 0;
     for (size_t i = 0; i < ctx->nforced; i++) {
@@ -109,6 +119,11 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     if (any_forced)
         return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced variant for this operation serves %u bits "
                            "(a variant serves sizes up to its own)", 32u * n);
+    const midint_variant *tuned = midint_tuning_lookup(ctx, op, n, count);
+    if (tuned) {
+        *out = tuned;
+        return MIDINT_OK;
+    }
 
     const midint_variant *best = NULL;
     double best_cost = 0;
@@ -116,7 +131,7 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         const midint_variant *v = &midint_registry[i];
         if (!midint_variant_serves(v, op, be, n) || !midint_variant_fits(ctx, v))
             continue;
-        double cost = default_cost(v, n);
+        double cost = default_cost(&default_rules[op], v, n);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
             best = v;
             best_cost = cost;

@@ -19,12 +19,15 @@ extern "C" {
  * Semantics.  add / sub compute r = a + b and r = a - b mod 2^bits for every instance.  When `carry` is not
  * NULL it receives one uint32_t per instance: 1 where the addition carried out of bit bits-1 (or the
  * subtraction borrowed), else 0, like the return value of GMP's mpn_add_n / mpn_sub_n.
+ * mul computes the full product, 2*bits bits (2*bits/32 words per instance in r, like mpn_mul_n); mullo the
+ * low half, r = a * b mod 2^bits (bits/32 words; the multiplication of the paper and of CGBN).
  *
  * Sizes.  Any `bits` that is a multiple of 32, from 32 up to midint_max_bits() for that operation, works; the
  * generated sizes (`make gen SIZES=`) choose speed, not what is legal.
  *
- * Aliasing.  r may be the same buffer as a and/or b (in place).  Any other overlap between r, a, b and
- * carry is refused with MIDINT_ERR_OVERLAP; a and b may overlap each other freely.
+ * Aliasing.  For add, sub and mullo, r may be the same buffer as a and/or b (in place); for mul, whose r is
+ * twice as long, r may not overlap a or b at all.  Any other overlap between r, a, b and carry is refused
+ * with MIDINT_ERR_OVERLAP; a and b may overlap each other freely.
  *
  * Errors.  Every call returns a midint_status.  On any failure detected before work starts (every
  * MIDINT_ERR_* except MIDINT_ERR_DEVICE) no output is written.  A device failure in the middle of a
@@ -59,6 +62,8 @@ typedef enum midint_backend {
 typedef enum midint_op {
     MIDINT_OP_ADD = 0,
     MIDINT_OP_SUB = 1,
+    MIDINT_OP_MUL = 2,   /* full product */
+    MIDINT_OP_MULLO = 3, /* low half */
     MIDINT_OP_COUNT_ /* number of operations; not an operation */
 } midint_op;
 
@@ -92,6 +97,11 @@ midint_status midint_add(midint_context *ctx, size_t count, unsigned bits, uint3
                          const uint32_t *b, uint32_t *carry);
 midint_status midint_sub(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
                          const uint32_t *b, uint32_t *borrow);
+/* r holds count * 2 * bits/32 words */
+midint_status midint_mul(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                         const uint32_t *b);
+midint_status midint_mullo(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                           const uint32_t *b);
 
 /* ---- Device buffers: enqueue only; returns before the work finishes. ----
  * CUDA context: r, a, b, carry are device pointers and `stream` is a cudaStream_t (NULL: default stream).
@@ -101,6 +111,10 @@ midint_status midint_add_device(midint_context *ctx, size_t count, unsigned bits
                                 const void *b, void *carry, void *stream);
 midint_status midint_sub_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                                 const void *b, void *borrow, void *stream);
+midint_status midint_mul_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                                const void *b, void *stream);
+midint_status midint_mullo_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                                  const void *b, void *stream);
 
 /* Device buffers without writing CUDA or OpenCL code: a device pointer on CUDA, a cl_mem on OpenCL, usable
  * with the *_device calls.  Reads and writes are synchronous and cover `bytes` from the buffer's start. */
@@ -108,6 +122,15 @@ midint_status midint_buffer_alloc(midint_context *ctx, size_t bytes, void **buf)
 void midint_buffer_free(midint_context *ctx, void *buf);
 midint_status midint_buffer_write(midint_context *ctx, void *buf, const void *host, size_t bytes);
 midint_status midint_buffer_read(midint_context *ctx, void *host, const void *buf, size_t bytes);
+
+/* Enqueue a device-to-device copy of `bytes` from the start of src to the start of dst (both device buffers). */
+midint_status midint_buffer_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
+
+/* Benchmarking: call enqueue(arg) once to warm up, then `reps` times, each timed with the backend's own
+ * events (CUDA events on `stream`; on OpenCL the wall clock around a finished queue), and report the median
+ * in milliseconds.  enqueue returns MIDINT_OK or the status that stops the measurement. */
+midint_status midint_time(midint_context *ctx, void *stream, int reps, midint_status (*enqueue)(void *arg),
+                          void *arg, double *median_ms);
 
 /* Wait until all work enqueued by midint on `stream` (as above) is done. */
 midint_status midint_synchronize(midint_context *ctx, void *stream);
@@ -119,8 +142,21 @@ void *midint_opencl_queue(const midint_context *ctx);
 
 /* ---- Variants and dispatch ----
  * Each operation picks a variant: one forced by name (midint_force_variant, or the environment variable
- * MIDINT_VARIANT holding a comma-separated list of names), else the built-in default rule (docs/dispatch.md).
- * A forced variant applies to the calls whose operation, backend and size it can serve. */
+ * MIDINT_VARIANT holding a comma-separated list of names), else the tuned table for this device, else the
+ * built-in default rule (docs/dispatch.md).  A forced variant applies to the calls whose operation, backend
+ * and size it can serve.
+ *
+ * Tuned tables (docs/tuning.md) are made by `make tune`.  midint_open loads one from MIDINT_TUNING (a file),
+ * else from the default location for the device (MIDINT_TUNING_DIR, else the installed share/midint), and
+ * falls back to the default rule when there is none or it does not match this device and registry. */
+
+/* Load the tuned table at `path` (NULL: drop the loaded one).  A table made for another device or another
+ * registry, or a malformed one (the message gives the line), is refused: MIDINT_ERR_INVALID_ARGUMENT, and the
+ * table in use before stays in use. */
+midint_status midint_load_tuning(midint_context *ctx, const char *path);
+
+/* What dispatch uses: "default rule", "tuned table PATH (N entries)", or why a table was refused at open. */
+const char *midint_tuning_status(const midint_context *ctx);
 
 /* Force `name` for its operation on this context; NULL or "" clears the forced variant of every operation.
  * MIDINT_ERR_UNKNOWN_VARIANT when the name is not in the registry or not of this context's backend. */
@@ -129,6 +165,9 @@ midint_status midint_force_variant(midint_context *ctx, const char *name);
 /* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
  * midint_last_error(ctx). */
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
+
+/* The registry's hash (tuned tables name the registry they were made against). */
+const char *midint_registry_id(void);
 
 /* Number of generated variants, and the name of the i-th (NULL past the end). */
 size_t midint_variant_count(void);

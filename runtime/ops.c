@@ -3,16 +3,19 @@
 
 #include "context.h"
 
-/* One descriptor per operation: its name and the sizes of its buffers, shared by both paths. */
+/* One descriptor per operation: its name, its buffers and what aliasing it allows, shared by both paths. */
 typedef struct op_desc {
     const char *name;        /* as in messages and variant names */
-    const char *aux_name;    /* the per-instance output beside r */
+    const char *aux_name;    /* the per-instance output beside r, or NULL */
     uint32_t r_words_per_n;  /* result words per operand word (2 for a full product) */
+    int in_place;            /* r may be exactly a or b: each block reads its inputs before writing r */
 } op_desc;
 
 static const op_desc op_descs[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {"add", "carry", 1},
-    [MIDINT_OP_SUB] = {"sub", "borrow", 1},
+    [MIDINT_OP_ADD] = {"add", "carry", 1, 1},
+    [MIDINT_OP_SUB] = {"sub", "borrow", 1, 1},
+    [MIDINT_OP_MUL] = {"mul", NULL, 2, 0},
+    [MIDINT_OP_MULLO] = {"mullo", NULL, 1, 1},
 };
 
 typedef struct call {
@@ -52,59 +55,59 @@ static midint_status check_call(midint_context *ctx, const call *c, const char *
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, c->count);
     if (device_handles && ctx->ops->id == MIDINT_BACKEND_OPENCL) {
         /* cl_mem handles: only identity is visible; the same buffer as r is in-place, as aux it is overlap */
+        if (!d->in_place && (c->r == c->a || c->r == c->b))
+            return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: r is the same buffer as %s; %s cannot work in place",
+                               fn, c->r == c->a ? "a" : "b", d->name);
         if (c->aux && (c->aux == c->r || c->aux == c->a || c->aux == c->b))
             return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s is the same buffer as an operand", fn, d->aux_name);
         return MIDINT_OK;
     }
     size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
-    if ((c->r != c->a && ranges_overlap(c->r, r_bytes, c->a, in_bytes)) ||
-        (c->r != c->b && ranges_overlap(c->r, r_bytes, c->b, in_bytes)))
-        return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: r overlaps %s without being the same buffer (only exact "
-                           "in-place use is supported)", fn, c->r != c->a && ranges_overlap(c->r, r_bytes, c->a,
-                           in_bytes) ? "a" : "b");
+    for (int k = 0; k < 2; k++) {
+        const void *x = k ? c->b : c->a;
+        if (ranges_overlap(c->r, r_bytes, x, in_bytes) && !(d->in_place && c->r == x))
+            return midint_fail(ctx, MIDINT_ERR_OVERLAP, d->in_place
+                               ? "%s: r overlaps %s without being the same buffer (only exact in-place use is supported)"
+                               : "%s: r overlaps %s (the full product cannot be computed in place)", fn, k ? "b" : "a");
+    }
     if (c->aux && (ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) || ranges_overlap(c->aux, aux_bytes, c->a,
                    in_bytes) || ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
         return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps r, a or b", fn, d->aux_name);
     return MIDINT_OK;
 }
 
-/* Make the host-path buffers hold `count` instances of n words; the cap only bounds the chunk size. */
-static midint_status ensure_staging(midint_context *ctx, size_t words, size_t count)
+/* Grow one host-path buffer to `bytes` (contents are not kept). */
+static midint_status grow(midint_context *ctx, midint_staging_buf *s, size_t bytes)
 {
-    const midint_backend_ops *ops = ctx->ops;
-    if (words > ctx->stage_words) {
-        void *na = NULL, *nb = NULL;
-        midint_status st = ops->alloc(ctx, words * 4, &na);
-        if (st == MIDINT_OK)
-            st = ops->alloc(ctx, words * 4, &nb);
-        if (st != MIDINT_OK) {
-            if (na)
-                ops->free(ctx, na);
-            return st;
-        }
-        if (ctx->stage_a)
-            ops->free(ctx, ctx->stage_a);
-        if (ctx->stage_b)
-            ops->free(ctx, ctx->stage_b);
-        ctx->stage_a = na;
-        ctx->stage_b = nb;
-        ctx->stage_words = words;
-    }
-    if (count > ctx->stage_count) {
-        void *nc = NULL;
-        midint_status st = ops->alloc(ctx, count * 4, &nc);
-        if (st != MIDINT_OK)
-            return st;
-        if (ctx->stage_c)
-            ops->free(ctx, ctx->stage_c);
-        ctx->stage_c = nc;
-        ctx->stage_count = count;
-    }
+    if (bytes <= s->bytes)
+        return MIDINT_OK;
+    void *p = NULL;
+    midint_status st = ctx->ops->alloc(ctx, bytes, &p);
+    if (st != MIDINT_OK)
+        return st;
+    if (s->buf)
+        ctx->ops->free(ctx, s->buf);
+    s->buf = p;
+    s->bytes = bytes;
     return MIDINT_OK;
+}
+
+/* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
+static midint_status spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream)
+{
+    uint32_t w;
+    midint_status st;
+    if (v != ctx->corrupt)
+        return MIDINT_OK;
+    if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK || (st = ctx->ops->download(ctx, &w, r, 4)) != MIDINT_OK)
+        return st;
+    w ^= 1u;
+    return ctx->ops->upload(ctx, r, &w, 4);
 }
 
 static midint_status run_host(midint_context *ctx, const call *c, const char *fn)
 {
+    const op_desc *d = &op_descs[c->op];
     midint_status st = check_call(ctx, c, fn, 0);
     if (st != MIDINT_OK)
         return st;
@@ -113,34 +116,38 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
     if ((st = midint_dispatch(ctx, c->op, n, c->count, &v)) != MIDINT_OK)
         return st;
 
-    /* Chunk so that a's and b's device copies stay within the staging cap (at least one instance). */
-    size_t per = (size_t)n * 4 * 2;
+    /* Chunk so that the device copies of a, b and r stay within the staging cap (at least one instance). */
+    size_t per = (size_t)n * 4 * (2 + d->r_words_per_n);
     size_t chunk = ctx->staging_bytes / per;
     if (chunk == 0)
         chunk = 1;
     if (chunk > c->count)
         chunk = c->count;
-    st = ensure_staging(ctx, chunk * n, chunk);
-    if (st != MIDINT_OK)
-        return midint_fail(ctx, st, "%s: allocating %zu bytes of staging: %s", fn, chunk * n * 8, ctx->msg);
+    size_t in_bytes = chunk * n * 4;
+    if ((st = grow(ctx, &ctx->stage[0], in_bytes)) != MIDINT_OK || (st = grow(ctx, &ctx->stage[1], in_bytes)) != MIDINT_OK ||
+        (st = grow(ctx, &ctx->stage[2], in_bytes * d->r_words_per_n)) != MIDINT_OK ||
+        (c->aux && (st = grow(ctx, &ctx->stage[3], chunk * 4)) != MIDINT_OK))
+        return midint_fail(ctx, st, "%s: allocating staging for %zu instances: %s", fn, chunk, ctx->msg);
 
     const midint_backend_ops *ops = ctx->ops;
+    void *da = ctx->stage[0].buf, *db = ctx->stage[1].buf, *dr = ctx->stage[2].buf, *dc = ctx->stage[3].buf;
     for (size_t done = 0; done < c->count; done += chunk) {
         size_t m = c->count - done < chunk ? c->count - done : chunk;
         size_t off = done * n, bytes = m * n * 4;
         midint_launch l;
         midint_plan_launch(v, n, m, &l);
-        /* in place on the device: the result overwrites a's staging copy */
-        l.r = ctx->stage_a;
-        l.a = ctx->stage_a;
-        l.b = ctx->stage_b;
-        l.aux = c->aux ? ctx->stage_c : NULL;
+        l.r = dr;
+        l.a = da;
+        l.b = db;
+        l.aux = c->aux ? dc : NULL;
         l.vec = n % 4 == 0;
-        if ((st = ops->upload(ctx, ctx->stage_a, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
-            (st = ops->upload(ctx, ctx->stage_b, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
-            (st = ops->launch(ctx, v, &l, NULL)) != MIDINT_OK ||
-            (st = ops->download(ctx, (uint32_t *)c->r + off, ctx->stage_a, bytes)) != MIDINT_OK ||
-            (c->aux && (st = ops->download(ctx, (uint32_t *)c->aux + done, ctx->stage_c, m * 4)) != MIDINT_OK))
+        /* r is written only after the chunk's inputs were read, so in-place host calls are safe */
+        if ((st = ops->upload(ctx, da, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
+            (st = ops->upload(ctx, db, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
+            (st = ops->launch(ctx, v, &l, NULL)) != MIDINT_OK || (st = spoil_if_planted(ctx, v, dr, NULL)) != MIDINT_OK ||
+            (st = ops->download(ctx, (uint32_t *)c->r + off * d->r_words_per_n, dr, bytes * d->r_words_per_n)) !=
+                MIDINT_OK ||
+            (c->aux && (st = ops->download(ctx, (uint32_t *)c->aux + done, dc, m * 4)) != MIDINT_OK))
             return midint_fail(ctx, st, "%s: %s (%zu of %zu instances were completed)", fn, ctx->msg, done,
                                c->count);
     }
@@ -163,7 +170,9 @@ static midint_status run_device(midint_context *ctx, const call *c, void *stream
     l.b = c->b;
     l.aux = c->aux;
     l.vec = n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) && ctx->ops->aligned16(c->b);
-    return ctx->ops->launch(ctx, v, &l, stream);
+    if ((st = ctx->ops->launch(ctx, v, &l, stream)) != MIDINT_OK)
+        return st;
+    return spoil_if_planted(ctx, v, c->r, stream);
 }
 
 #define HOST_OP(fn, opcode, auxname)                                                                            \
@@ -185,6 +194,27 @@ HOST_OP(midint_add, MIDINT_OP_ADD, carry)
 HOST_OP(midint_sub, MIDINT_OP_SUB, borrow)
 DEVICE_OP(midint_add_device, MIDINT_OP_ADD, carry)
 DEVICE_OP(midint_sub_device, MIDINT_OP_SUB, borrow)
+
+/* The multiplications have no per-instance output beside r. */
+#define HOST_MUL(fn, opcode)                                                                                    \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
+                     const uint32_t *b)                                                                         \
+    {                                                                                                           \
+        call c = {opcode, count, bits, r, a, b, NULL};                                                          \
+        return run_host(ctx, &c, #fn);                                                                          \
+    }
+#define DEVICE_MUL(fn, opcode)                                                                                  \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
+                     void *stream)                                                                              \
+    {                                                                                                           \
+        call c = {opcode, count, bits, r, a, b, NULL};                                                          \
+        return run_device(ctx, &c, stream, #fn);                                                                \
+    }
+
+HOST_MUL(midint_mul, MIDINT_OP_MUL)
+HOST_MUL(midint_mullo, MIDINT_OP_MULLO)
+DEVICE_MUL(midint_mul_device, MIDINT_OP_MUL)
+DEVICE_MUL(midint_mullo_device, MIDINT_OP_MULLO)
 
 midint_status midint_synchronize(midint_context *ctx, void *stream)
 {

@@ -41,3 +41,8 @@ const char *midint_variant_name(size_t i)
 {
     return i < midint_registry_size ? midint_registry[i].name : NULL;
 }
+
+const char *midint_registry_id(void)
+{
+    return midint_registry_hash;
+}

@@ -1,0 +1,231 @@
+/* tuning.c — tuned dispatch tables: parse, check against the device and registry, look up a call. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define TUNING_FORMAT 1
+
+/* One line of a table: calls of `op` at sizes up to `bits` with count in [min_count, max_count] use v. */
+typedef struct tuning_entry {
+    midint_op op;
+    uint32_t bits;
+    uint64_t min_count, max_count;
+    const midint_variant *v;
+} tuning_entry;
+
+typedef struct midint_tuning {
+    tuning_entry *entries;
+    size_t n;
+} midint_tuning;
+
+void midint_tuning_free(midint_tuning *t)
+{
+    if (t) {
+        free(t->entries);
+        free(t);
+    }
+}
+
+static int parse_op_name(const char *s, midint_op *op)
+{
+    static const char *const names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
+    for (int i = 0; i < MIDINT_OP_COUNT_; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *op = (midint_op)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Strip the newline and trailing blanks; return 1 for a line that carries content. */
+static int content(char *line)
+{
+    size_t len = strcspn(line, "\r\n");
+    while (len && isspace((unsigned char)line[len - 1]))
+        len--;
+    line[len] = '\0';
+    return len && line[0] != '#';
+}
+
+/* Parse `path` for ctx into *out; on failure `why` says what and where. */
+static int parse_table(const midint_context *ctx, const char *path, midint_tuning **out, char *why, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, len, "cannot open %.400s", path);
+        return 0;
+    }
+    midint_tuning *t = calloc(1, sizeof *t);
+    size_t cap = 0;
+    char line[512];
+    int lineno = 0, have_version = 0, have_device = 0, have_registry = 0, ok = t != NULL;
+    if (!t)
+        snprintf(why, len, "out of host memory");
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!content(line))
+            continue;
+        if (!have_version) {
+            int version = 0;
+            char extra;
+            if (sscanf(line, "midint-tuning %d %c", &version, &extra) != 1)
+                ok = 0, snprintf(why, len, "%.200s:%d: expected the header 'midint-tuning %d'", path, lineno, TUNING_FORMAT);
+            else if (version != TUNING_FORMAT)
+                ok = 0, snprintf(why, len, "%.200s:%d: format version %d, this library reads version %d", path, lineno,
+                                 version, TUNING_FORMAT);
+            have_version = 1;
+        } else if (strncmp(line, "device ", 7) == 0) {
+            if (strcmp(line + 7, ctx->device_name) != 0)
+                ok = 0, snprintf(why, len, "%.200s:%d: made for device '%.100s', this is '%.100s'", path, lineno, line + 7,
+                                 ctx->device_name);
+            have_device = 1;
+        } else if (strncmp(line, "registry ", 9) == 0) {
+            if (strcmp(line + 9, midint_registry_hash) != 0)
+                ok = 0, snprintf(why, len, "%.200s:%d: made against registry %.40s, this library's is %s (the generated "
+                                 "variants changed: run make tune again)", path, lineno, line + 9, midint_registry_hash);
+            have_registry = 1;
+        } else {
+            char op_s[16], bits_s[16], min_s[24], max_s[24], name[128], extra[2];
+            tuning_entry e;
+            char *end;
+            int fields = sscanf(line, "%15s %15s %23s %23s %127s %1s", op_s, bits_s, min_s, max_s, name, extra);
+            if (!have_device || !have_registry) {
+                ok = 0, snprintf(why, len, "%.200s:%d: an entry before the 'device' and 'registry' lines", path, lineno);
+            } else if (fields != 5) {
+                ok = 0, snprintf(why, len, "%.200s:%d: expected 'op bits min_count max_count variant', got '%.120s'", path,
+                                 lineno, line);
+            } else if (!parse_op_name(op_s, &e.op)) {
+                ok = 0, snprintf(why, len, "%.200s:%d: unknown operation '%s'", path, lineno, op_s);
+            } else if ((e.bits = (uint32_t)strtoul(bits_s, &end, 10)) == 0 || *end || e.bits % 32) {
+                ok = 0, snprintf(why, len, "%.200s:%d: bits '%s' is not a positive multiple of 32", path, lineno, bits_s);
+            } else if ((e.min_count = strtoull(min_s, &end, 10)) == 0 || *end) {
+                ok = 0, snprintf(why, len, "%.200s:%d: min_count '%s' is not a positive integer", path, lineno, min_s);
+            } else if (strcmp(max_s, "*") == 0 ? (e.max_count = UINT64_MAX, 0)
+                                                : ((e.max_count = strtoull(max_s, &end, 10)) < e.min_count || *end)) {
+                ok = 0, snprintf(why, len, "%.200s:%d: max_count '%s' is neither '*' nor an integer >= min_count", path,
+                                 lineno, max_s);
+            } else if (!(e.v = midint_registry_find(name))) {
+                ok = 0, snprintf(why, len, "%.200s:%d: variant '%s' is not in the registry", path, lineno, name);
+            } else if (!midint_variant_serves(e.v, e.op, ctx->ops->id, e.bits / 32)) {
+                ok = 0, snprintf(why, len, "%.200s:%d: variant '%s' does not serve %s at %u bits on %s", path, lineno,
+                                 name, op_s, e.bits, ctx->ops->name);
+            } else {
+                if (t->n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    tuning_entry *grown = realloc(t->entries, cap * sizeof *grown);
+                    if (!grown) {
+                        ok = 0, snprintf(why, len, "out of host memory");
+                        break;
+                    }
+                    t->entries = grown;
+                }
+                t->entries[t->n++] = e;
+            }
+        }
+    }
+    fclose(f);
+    if (ok && (!have_version || !have_device || !have_registry))
+        ok = 0, snprintf(why, len, "%.300s: missing the %s line", path,
+                         !have_version ? "'midint-tuning'" : !have_device ? "'device'" : "'registry'");
+    if (!ok) {
+        midint_tuning_free(t);
+        return 0;
+    }
+    *out = t;
+    return 1;
+}
+
+static void set_status(midint_context *ctx, const char *path)
+{
+    if (ctx->tuning)
+        snprintf(ctx->tuning_status, sizeof ctx->tuning_status, "tuned table %.400s (%zu entries)", path ? path : "",
+                 ctx->tuning->n);
+    else
+        snprintf(ctx->tuning_status, sizeof ctx->tuning_status, "default rule");
+}
+
+midint_status midint_load_tuning(midint_context *ctx, const char *path)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_load_tuning: ctx is NULL");
+    if (!path) {
+        midint_tuning_free(ctx->tuning);
+        ctx->tuning = NULL;
+        set_status(ctx, NULL);
+        return MIDINT_OK;
+    }
+    midint_tuning *t = NULL;
+    char why[MIDINT_MSG_LEN - 64];
+    if (!parse_table(ctx, path, &t, why, sizeof why))
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_load_tuning: table refused: %s", why);
+    midint_tuning_free(ctx->tuning);
+    ctx->tuning = t;
+    set_status(ctx, path);
+    return MIDINT_OK;
+}
+
+/* The default file for this device: lower-case device name, every other character a '-'. */
+static void default_path(const midint_context *ctx, const char *dir, char *out, size_t len)
+{
+    char slug[256];
+    size_t k = 0;
+    for (const char *p = ctx->device_name; *p && k + 1 < sizeof slug; p++) {
+        char c = (char)tolower((unsigned char)*p);
+        if (!isalnum((unsigned char)c))
+            c = '-';
+        if (c != '-' || (k && slug[k - 1] != '-'))
+            slug[k++] = c;
+    }
+    while (k && slug[k - 1] == '-')
+        k--;
+    slug[k] = '\0';
+    snprintf(out, len, "%s/%s.tune", dir, slug);
+}
+
+#ifndef MIDINT_DATADIR
+#define MIDINT_DATADIR "/usr/local/share/midint"
+#endif
+
+void midint_tuning_init(midint_context *ctx)
+{
+    char path[600], why[MIDINT_MSG_LEN - 64];
+    const char *env = getenv("MIDINT_TUNING");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s", env);
+    } else {
+        const char *dir = getenv("MIDINT_TUNING_DIR");
+        default_path(ctx, dir && *dir ? dir : MIDINT_DATADIR, path, sizeof path);
+        FILE *probe = fopen(path, "r");
+        if (!probe) { /* no table for this device: the default rule, silently */
+            set_status(ctx, NULL);
+            return;
+        }
+        fclose(probe);
+    }
+    if (parse_table(ctx, path, &ctx->tuning, why, sizeof why))
+        set_status(ctx, path);
+    else
+        snprintf(ctx->tuning_status, sizeof ctx->tuning_status, "default rule (tuned table refused: %s)", why);
+}
+
+const char *midint_tuning_status(const midint_context *ctx)
+{
+    return ctx ? ctx->tuning_status : "";
+}
+
+const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op op, uint32_t n, size_t count)
+{
+    const midint_tuning *t = ctx->tuning;
+    const tuning_entry *best = NULL;
+    for (size_t i = 0; t && i < t->n; i++) {
+        const tuning_entry *e = &t->entries[i];
+        /* the smallest tuned size that covers the call, in the call's batch-size range */
+        if (e->op == op && e->bits >= 32u * n && count >= e->min_count && count <= e->max_count &&
+            midint_variant_fits(ctx, e->v) && (!best || e->bits < best->bits))
+            best = e;
+    }
+    return best ? best->v : NULL;
+}
