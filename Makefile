@@ -24,14 +24,14 @@ CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC))))
 HAVE_OPENCL := $(if $(NO_OPENCL),,$(shell printf '\#include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1))
 
 BUILD := build
-ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime
+ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime -DMIDINT_DATADIR='"$(PREFIX)/share/midint"'
 NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
               $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
               -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c \
-               runtime/backends.c
+               runtime/backends.c runtime/tuning.c
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -43,7 +43,8 @@ ALL_CFLAGS  += -DMIDINT_HAVE_CUDA -I$(CUDA_HOME)/include
 RUNTIME_SRC += runtime/backend_cuda.c
 GEN_SRC     += generated/registry_cuda.c
 CU_SRC      := $(wildcard generated/cuda/*.cu)
-LIBS        := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lstdc++ $(LIBS)
+# the shared CUDA runtime, so that a program using CUDA itself shares one runtime with midint
+LIBS        := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++ $(LIBS)
 endif
 
 OBJS := $(patsubst %.c,$(BUILD)/%.o,$(RUNTIME_SRC) $(GEN_SRC)) $(patsubst %.cu,$(BUILD)/%.o,$(CU_SRC))
@@ -53,7 +54,7 @@ CONFIG := $(BUILD)/config.txt
 CONFIG_TEXT := $(ALL_CFLAGS) | $(NVCC) $(NVCC_FLAGS) | $(LIBS)
 $(shell mkdir -p $(BUILD); printf '%s\n' '$(CONFIG_TEXT)' | cmp -s - $(CONFIG) || printf '%s\n' '$(CONFIG_TEXT)' > $(CONFIG))
 
-.PHONY: all lib gen regen test check drivers example install clean distclean
+.PHONY: all lib gen regen test check drivers example tune bench install clean distclean
 .DEFAULT_GOAL := all
 
 # Generation runs first in its own make, so that the list of generated .cu files is read after it.
@@ -88,26 +89,24 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-# ---- test drivers and the example: linked statically against libmidint and GMP, so the GPU machine
-# (which has no GMP) can run a build made here ----
+# ---- test drivers and the example: linked against lib/libmidint.so (found through their rpath) and
+# statically against GMP, so the GPU machine (which has no GMP) runs a build made here ----
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
-DRIVER_LIBS := lib/libmidint.a -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
-DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example
-ifneq ($(NVCC),)
-DRIVERS += $(BUILD)/tuning/bench
-endif
+DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
+DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
+           $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 
-# the benchmark times with CUDA events, so it exists only in CUDA builds
-$(BUILD)/tuning/bench: tuning/bench.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.a
+# the measuring tool behind make tune and make bench (timing through the library: backend-neutral)
+$(BUILD)/tuning/measure: tuning/measure.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.so
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
 
-$(BUILD)/tests/%: tests/drivers/%.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.a
+$(BUILD)/tests/%: tests/drivers/%.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.so
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
 
-$(BUILD)/examples/%: examples/%.c lib/libmidint.a
+$(BUILD)/examples/%: examples/%.c lib/libmidint.so
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(DRIVER_LIBS)
 
@@ -119,11 +118,21 @@ PYTEST_ARGS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && printf '%s' '-
 test check: all
 	$(PYTHON) -m pytest -q -ra $(PYTEST_ARGS) tests
 
+# make tune: time the variants on this machine's GPU and write tuning/tables/<device>.tune (TUNE_ARGS: see
+# python3 tuning/tune.py --help). make bench: the dispatched variants against GMP (BENCH_ARGS likewise).
+tune: all
+	$(PYTHON) tuning/tune.py $(TUNE_ARGS)
+
+bench: all
+	$(PYTHON) tuning/bench.py $(BENCH_ARGS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 lib/libmidint.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 lib/libmidint.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 runtime/midint.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/midint
+	for t in tuning/tables/*.tune; do [ -e "$$t" ] && install -m 644 "$$t" $(DESTDIR)$(PREFIX)/share/midint/; done; true
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: midint\nDescription: batched big-integer arithmetic on GPUs\nVersion: 0.1.0\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lmidint\nLibs.private: %s\n' \
 		'$(PREFIX)' '$(LIBS)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/midint.pc
 

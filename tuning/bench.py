@@ -1,0 +1,96 @@
+"""Benchmark users can run (`make bench`): the dispatched variant of every op and size against GMP on all cores.
+
+Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of throughput against size.
+GPU side: backend events, one warm-up, the median of --reps launches, random operands, results checked against
+GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (mullo uses
+mpn_mul_n: GMP has no public low-half product). A device-to-device copy is timed in the same run.
+"""
+
+import argparse
+import csv
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tune import ROOT, Measure, read_variants  # noqa: E402
+
+BYTES_MOVED = {"add": 3, "sub": 3, "mul": 4, "mullo": 3}   # operand-sized transfers per instance
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
+    ap.add_argument("--ops", default="add,sub,mul,mullo")
+    ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size)")
+    ap.add_argument("--words", type=int, default=1 << 27, help="32-bit words per operand (default 2^27)")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="host threads for GMP")
+    ap.add_argument("--tuning", default="", help="tuned table to use ('none': the default rule; default: what "
+                    "the library finds for this device)")
+    ap.add_argument("--out", default=str(ROOT / "out" / "bench"), help="prefix of the CSV and PNG files")
+    args = ap.parse_args(argv)
+
+    ops = [o for o in args.ops.split(",") if o]
+    gen = sorted({v.bits for v in read_variants() if v.backend == args.backend})
+    sizes = [int(s) for s in args.sizes.split(",") if s] or gen
+    m = Measure(args.backend, tuning=args.tuning or "")
+    copy = m.ask(f"copy {args.words} {args.reps}")
+    copy_gbps = float(copy[3]) if len(copy) > 3 else float("nan")
+    print(f"bench: {m.header['device']}; dispatch: {m.header['tuning']}; {args.words} words per operand; "
+          f"copy {copy_gbps:.1f} GB/s; GMP on {args.threads} threads")
+    print(f"{'op':6} {'bits':>7} {'count':>9}  {'variant':34} {'ms':>9} {'GB/s':>8} {'M inst/s':>10} "
+          f"{'GMP M/s':>9} {'x GMP':>8} check")
+    rows = []
+    for op in ops:
+        for bits in sizes:
+            count = max(1, args.words // (bits // 32))
+            name, ms, passed, msg = m.time(op, bits, count, "default", args.reps)
+            if ms is None:
+                print(f"{op:6} {bits:7d} {count:9d}  failed: {msg}")
+                continue
+            gmp_s = float(m.ask(f"gmp {op} {bits} {count} {args.threads}")[5])
+            minst, gmp_minst = count / ms / 1e3, count / gmp_s / 1e6
+            gbps = BYTES_MOVED[op] * count * bits / 8 / ms / 1e6
+            row = dict(op=op, bits=bits, count=count, variant=name, median_ms=ms, gbps=gbps, minst_per_s=minst,
+                       gmp_minst_per_s=gmp_minst, speedup=minst / gmp_minst, copy_gbps=copy_gbps,
+                       check="pass" if passed else "FAIL")
+            rows.append(row)
+            print(f"{op:6} {bits:7d} {count:9d}  {name:34} {ms:9.4f} {gbps:8.1f} {minst:10.2f} {gmp_minst:9.2f} "
+                  f"{minst / gmp_minst:8.1f} {row['check']}", flush=True)
+    m.close()
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{out}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["op"])
+        w.writeheader()
+        w.writerows(rows)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"bench: wrote {out}.csv (no PNG: matplotlib is not installed)")
+        return 0 if all(r["check"] == "pass" for r in rows) else 1
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for op in ops:
+        pts = [r for r in rows if r["op"] == op]
+        if pts:
+            ax.plot([r["bits"] for r in pts], [r["minst_per_s"] for r in pts], "o-", label=f"midint {op}")
+            ax.plot([r["bits"] for r in pts], [r["gmp_minst_per_s"] for r in pts], "x--", alpha=0.6,
+                    label=f"GMP {op} ({args.threads} threads)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("bits per integer")
+    ax.set_ylabel("million instances / s")
+    ax.set_title(m.header["device"], fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}.png", dpi=120)
+    print(f"bench: wrote {out}.csv and {out}.png")
+    return 0 if all(r["check"] == "pass" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

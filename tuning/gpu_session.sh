@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# gpu_session.sh — one lent-GPU session: CUDA tests, example, compute-sanitizer, tuner, benchmark.
+# Run from the repository root with lib/libmidint.so, build/ and generated/variants.txt built here (make).
+# STEPS picks steps (default "tests example sanitize tune bench"); logs, tables, CSVs and plots go to $OUT.
+# Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
+set -u
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+STEPS=${STEPS:-"tests example sanitize tune bench"}
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+
+has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
+
+if has tests; then
+  echo "== pytest (CUDA)"
+  timeout 400 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_variants.py tests/test_dispatch.py \
+    tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_cuda.log" | tail -4
+fi
+
+if has example; then
+  echo "== example"
+  timeout 60 build/examples/addsub_example 2>&1 | tee "$OUT/example.log"
+fi
+
+if has sanitize; then
+  echo "== compute-sanitizer (${SAN_OPS:=add} at ${SAN_SIZES:=512 8192 262144} bits, default variant)"
+  for tool in memcheck racecheck; do
+    for op in $SAN_OPS; do
+      for bits in $SAN_SIZES; do
+        printf '%s %s 9 mixed 1 host none\n%s %s 9 mixed 2 device none\n%s %s 5 mixed 3 host none\n%s %s 7 random 4 host none\n' \
+          $op $bits $op $bits $op $((bits - 32)) $op $((bits / 2 + 32)) > /tmp/cases
+        log="$OUT/san.log"
+        timeout 240 compute-sanitizer --tool $tool --error-exitcode 99 build/tests/check_batch --backend cuda \
+          < /tmp/cases > "$log" 2>&1
+        echo "$tool $op $bits: exit $? ($(grep -c '^ok' "$log") ok lines;" \
+             "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' '))"
+      done
+    done
+  done | tee "$OUT/sanitizer.txt"
+  rm -f "$OUT/san.log"
+fi
+
+if has tune; then
+  echo "== make tune (pruned by the cost model)"
+  /usr/bin/time -f "tuning took %e s" timeout 500 python3 tuning/tune.py --out "$OUT/device.tune" \
+    --csv "$OUT/tune.csv" > "$OUT/tune.log" 2>&1
+  tail -60 "$OUT/tune.log"
+fi
+
+if has exhaustive; then
+  echo "== exhaustive tuning of ${EXH_OPS:=add,mul,mullo} at ${EXH_SIZES:=512,4096,65536} bits"
+  timeout 400 python3 tuning/tune.py --exhaustive --ops "$EXH_OPS" --sizes "$EXH_SIZES" --out "$OUT/exhaustive.tune" \
+    --csv "$OUT/exhaustive.csv" > "$OUT/exhaustive.log" 2>&1
+  tail -25 "$OUT/exhaustive.log"
+fi
+
+if has bench; then
+  echo "== make bench, tuned table ${TABLE:=tuning/tables/nvidia-h200-sm-90.tune}"
+  timeout 280 python3 tuning/bench.py --tuning "$TABLE" --out "$OUT/bench_tuned" 2>&1 | tee "$OUT/bench_tuned.txt"
+  echo "== make bench, default rule"
+  timeout 280 python3 tuning/bench.py --tuning none --out "$OUT/bench_default" 2>&1 | tee "$OUT/bench_default.txt"
+fi

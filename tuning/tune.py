@@ -1,0 +1,244 @@
+"""Autotuner: times the generated variants on this device and writes its dispatch table (`make tune`).
+
+For each operation, generated size and batch-size range it checks every surviving candidate against GMP on a
+sample, drops wrong ones and ones that fail to launch, times the rest (backend events, warm-up, median) and
+keeps the fastest. Candidates that cannot win are not timed: a small cost model (occupancy, shared memory,
+work per thread) keeps the best few by prediction, plus the default rule's choice, unless --exhaustive.
+The table is written atomically at the end; an interrupted run leaves the previous table as it was.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURE = ROOT / "build" / "tuning" / "measure"
+VARIANTS_TXT = ROOT / "generated" / "variants.txt"
+FORMAT = 1
+
+# Batch-size ranges the table keys on: (first count, last count or None for unbounded, count to time).
+# The timed count is capped by --words words per operand, so huge instances stay affordable; a range
+# whose first count is above the cap is left to the range before it.
+RANGES = ((1, 2047, 512), (2048, 65535, 16384), (65536, None, 1 << 20))
+
+# The cost model's device (Hopper-class SM); the prediction only ranks candidates of one size.
+SM = dict(threads=2048, blocks=32, shared=228 * 1024, registers=65536)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    op: str
+    bits: int
+    limb_words: int
+    q: int
+    ipb: int
+    backend: str
+    block: int
+    shared: int
+
+    @property
+    def chunk(self):
+        return self.q * self.limb_words
+
+
+def read_variants(path=VARIANTS_TXT):
+    out = []
+    for line in Path(path).read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, op, bits, limb, q, ipb, backend, block, shared = line.split()
+            out.append(Variant(name, op, int(bits), 2 if limb == "u64" else 1, int(q), int(ipb), backend,
+                               int(block), int(shared)))
+    return out
+
+
+def predicted_cost(v: Variant) -> float:
+    """Lower is better: resident warps per SM, discounted for too little work per thread."""
+    blocks = min(SM["blocks"], SM["threads"] // v.block, SM["shared"] // max(v.shared, 1))
+    occupancy = blocks * v.block / SM["threads"]
+    work = min(v.chunk, 16) / 16  # 16 words per thread saturated every kernel measured so far
+    return -(occupancy ** 0.5) * work
+
+
+def candidates_to_time(cands, keep, default_name):
+    """The best `keep` by prediction, plus the default rule's choice (the baseline the table must beat)."""
+    ranked = sorted(cands, key=lambda v: (predicted_cost(v), v.name))
+    chosen = ranked[:keep]
+    chosen += [v for v in cands if v.name == default_name and v not in chosen]
+    return chosen
+
+
+class Measure:
+    """The measuring tool (build/tuning/measure) as a line-oriented subprocess. `tuning`: a table to load,
+    "none" for the default rule, "" for whatever the library finds for the device."""
+
+    def __init__(self, backend, tuning="none"):
+        if not MEASURE.exists():
+            sys.exit(f"tune: {MEASURE} is missing: run `make` first")
+        cmd = [str(MEASURE), "--backend", backend] + (["--tuning", tuning] if tuning else [])
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.header = {}
+        for _ in range(3):
+            key, _, value = self.p.stdout.readline().rstrip("\n").partition(" ")
+            self.header[key] = value
+        if "registry" not in self.header:
+            sys.exit(f"tune: the measuring tool did not start: {self.header}")
+
+    def ask(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        answer = self.p.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the measuring tool stopped while answering '{line}'")
+        return answer.rstrip("\n").split()
+
+    def time(self, op, bits, count, name, reps):
+        """(variant, median ms or None, passed, message)."""
+        f = self.ask(f"time {op} {bits} {count} {name} {reps}")
+        ok = f[5] == "ok"
+        return f[4], float(f[6]) if ok else None, f[7] == "pass", " ".join(f[8:])
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)
+
+
+def slug(device):
+    s = re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+    return s
+
+
+def write_table(path, header, rows, note):
+    """Write atomically: a temporary file in the same folder, then a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"# midint tuning table, written by tuning/tune.py ({note}); do not edit by hand",
+             f"midint-tuning {FORMAT}", f"device {header['device']}", f"registry {header['registry']}",
+             "# op bits min_count max_count variant"]
+    lines += [f"{op} {bits} {lo} {'*' if hi is None else hi} {name}" for op, bits, lo, hi, name in rows]
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+def coalesce(entries):
+    """Merge neighbouring ranges of one (op, bits) with the same winner; the last range is unbounded."""
+    rows = []
+    for (op, bits), ranges in entries.items():
+        merged = []
+        for lo, hi, name in ranges:
+            if merged and merged[-1][2] == name:
+                merged[-1] = (merged[-1][0], hi, name)
+            else:
+                merged.append((lo, hi, name))
+        merged[-1] = (merged[-1][0], None, merged[-1][2])
+        rows += [(op, bits, lo, hi, name) for lo, hi, name in merged]
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
+    ap.add_argument("--ops", default="add,sub,mul,mullo")
+    ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size)")
+    ap.add_argument("--out", help="table to write (default tuning/tables/<device>.tune)")
+    ap.add_argument("--reps", type=int, default=10, help="timed launches per candidate (median)")
+    ap.add_argument("--min-ms", type=float, default=20.0, help="a candidate whose timed launches add up to less "
+                    "than this is timed again with more launches (short kernels are noisy)")
+    ap.add_argument("--keep", type=int, default=6, help="candidates timed per size, by predicted cost")
+    ap.add_argument("--exhaustive", action="store_true", help="time every candidate (no pruning)")
+    ap.add_argument("--words", type=int, default=1 << 25, help="cap on words per operand of a timed batch")
+    ap.add_argument("--max-minutes", type=float, default=0, help="stop timing after this long and write what "
+                    "was tuned (0: no limit)")
+    ap.add_argument("--csv", help="also write every measurement here")
+    ap.add_argument("--fail-after", type=int, default=0, help=argparse.SUPPRESS)  # test hook: abort mid-run
+    args = ap.parse_args(argv)
+
+    ops = [o for o in args.ops.split(",") if o]
+    sizes = {int(s) for s in args.sizes.split(",") if s}
+    variants = [v for v in read_variants() if v.backend == args.backend and v.op in ops
+                and (not sizes or v.bits in sizes)]
+    if not variants:
+        sys.exit("tune: no generated variants match: check --backend, --ops and --sizes (or run make gen)")
+    groups = sorted({(v.op, v.bits) for v in variants}, key=lambda k: (ops.index(k[0]), k[1]))
+
+    m = Measure(args.backend)
+    out = Path(args.out) if args.out else ROOT / "tuning" / "tables" / f"{slug(m.header['device'])}.tune"
+    print(f"tune: {m.header['device']}, registry {m.header['registry']}, {len(groups)} (op, size) groups -> {out}")
+    start, done, entries, summary, rejected, log = time.monotonic(), 0, {}, [], [], []
+    stopped = False
+    try:
+        for op, bits in groups:
+            cands = [v for v in variants if v.op == op and v.bits == bits]
+            for lo, hi, rep in RANGES:
+                count = min(rep, max(1, args.words // (bits // 32)))
+                if count < lo:
+                    continue
+                if args.max_minutes and time.monotonic() - start > 60 * args.max_minutes:
+                    stopped = True
+                    break
+                default_name = m.ask(f"select {op} {bits} {count}")[4]
+                timed = cands if args.exhaustive else candidates_to_time(cands, args.keep, default_name)
+                results = []
+                for v in timed:
+                    name, ms, passed, msg = m.time(op, bits, count, v.name, args.reps)
+                    if ms is not None and passed and ms * args.reps < args.min_ms:
+                        reps = min(1000, int(args.min_ms / max(ms, 1e-4)) + 1)
+                        name, ms, passed, msg = m.time(op, bits, count, v.name, reps)
+                    done += 1
+                    if args.fail_after and done >= args.fail_after:
+                        raise KeyboardInterrupt("--fail-after")
+                    status = "ok" if ms is not None and passed else "error" if ms is None else "WRONG"
+                    log.append((op, bits, count, name, ms, status, name == default_name))
+                    print(f"  [{done}] {op} {bits} x{count} {name}: "
+                          + (f"{ms:.4f} ms" if ms is not None else "failed") + ("" if status == "ok" else
+                          f"  rejected ({'wrong result' if status == 'WRONG' else msg})"), flush=True)
+                    if status == "ok":
+                        results.append((ms, name))
+                    else:
+                        rejected.append((name, status, msg))
+                if not results:
+                    continue
+                best_ms, best = min(results)
+                entries.setdefault((op, bits), []).append((lo, hi, best))
+                default_ms = next((ms for ms, n in results if n == default_name), None)
+                summary.append((op, bits, count, best, best_ms, default_name, default_ms, len(timed), len(cands)))
+            if stopped:
+                print(f"tune: --max-minutes reached after {done} measurements; writing what was tuned")
+                break
+    except KeyboardInterrupt:
+        m.close()
+        print(f"\ntune: interrupted; {out} left as it was", file=sys.stderr)
+        return 130
+    m.close()
+    if not entries:
+        print("tune: nothing was tuned; no table written", file=sys.stderr)
+        return 1
+    note = "exhaustive" if args.exhaustive else f"best {args.keep} by cost model"
+    write_table(out, m.header, coalesce(entries), note)
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("op,bits,count,variant,median_ms,status,default\n")
+            f.writelines(f"{o},{b},{c},{n},{'' if ms is None else f'{ms:.6f}'},{s},{int(d)}\n"
+                         for o, b, c, n, ms, s, d in log)
+    print(f"\n{'op':6} {'bits':>7} {'count':>8}  {'tuned choice':34} {'ms':>9}  {'default rule':34} {'ms':>9}"
+          f" {'tuned/default':>13} timed")
+    for op, bits, count, best, bms, dname, dms, nt, nc in summary:
+        ratio = f"{dms / bms:.3f}x" if dms else "-"
+        print(f"{op:6} {bits:7d} {count:8d}  {best:34} {bms:9.4f}  {dname:34} "
+              f"{dms if dms is not None else float('nan'):9.4f} {ratio:>13} {nt}/{nc}")
+    for name, status, msg in rejected:
+        print(f"rejected {name}: {'wrong result against GMP' if status == 'WRONG' else msg}")
+    print(f"tune: {done} measurements in {time.monotonic() - start:.1f} s; wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
