@@ -13,6 +13,9 @@ MAX_BITS = 1 << 24                # no request beyond this is even considered
 
 DEFAULT_SIZES = tuple(1 << e for e in range(9, 19))   # 2^9 .. 2^18 bits
 
+MIN_CHUNK_WORDS = 4               # words per thread: one 16-byte access
+MIN_BLOCK = 64                    # threads per block: 32 resident blocks must fill an SM
+
 
 # ---- constraints: name, what it says, predicate. Order matters only for the messages. ----
 @dataclass(frozen=True)
@@ -117,9 +120,6 @@ def shared_bytes(v: Variant) -> int:
     extra = OPS[v.op].extra_shared_words(v) if v.op in OPS else 0
     return 4 * (staged + extra + scratch)
 
-
-MIN_CHUNK_WORDS = 4
-MIN_BLOCK = 64
 
 CONSTRAINTS = (
     Constraint("bits_multiple_of_32", "bits is a positive multiple of 32",

@@ -164,5 +164,6 @@ static midint_status cu_timer_end(midint_context *ctx, void *stream, double *ms)
 
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
-    cu_launch, cu_synchronize, cu_aligned16, cu_copy, cu_timer_begin, cu_timer_end,
+    cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
+    cu_timer_end,
 };

@@ -18,7 +18,7 @@
     X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
     X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
-    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer)
+    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -271,6 +271,13 @@ static int ocl_aligned16(const void *buf)
     return 1;
 }
 
+static size_t ocl_buffer_bytes(midint_context *ctx, const void *buf)
+{
+    size_t size = 0;
+    (void)ctx;
+    return cl.clGetMemObjectInfo((cl_mem)buf, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS ? size : 0;
+}
+
 static midint_status ocl_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
@@ -298,7 +305,7 @@ static midint_status ocl_timer_end(midint_context *ctx, void *stream, double *ms
 
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
-    ocl_launch, ocl_synchronize, ocl_aligned16, ocl_copy, ocl_timer_begin, ocl_timer_end,
+    ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

@@ -26,6 +26,8 @@ typedef struct midint_backend_ops {
     midint_status (*synchronize)(midint_context *ctx, void *stream);
     /* 1 when a device-buffer handle allows 16-byte accesses. */
     int (*aligned16)(const void *buf);
+    /* Size in bytes of a device buffer, where the handle knows it (OpenCL); NULL where it cannot (CUDA). */
+    size_t (*buffer_bytes)(midint_context *ctx, const void *buf);
     /* Enqueue a device-to-device copy from the start of src to the start of dst. */
     midint_status (*copy)(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream);
     /* Time what is enqueued on `stream` between begin and end, in milliseconds. */

@@ -117,8 +117,8 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         }
     }
     if (any_forced)
-        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced variant for this operation serves %u bits "
-                           "(a variant serves sizes up to its own)", 32u * n);
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced %s variant serves %u bits (a variant serves "
+                           "sizes up to its own)", midint_op_name(op), 32u * n);
     const midint_variant *tuned = midint_tuning_lookup(ctx, op, n, count);
     if (tuned) {
         *out = tuned;
@@ -138,8 +138,8 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         }
     }
     if (!best)
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s variant serves %u bits on this device",
-                           ctx->ops->name, 32u * n);
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
+                           ctx->ops->name, midint_op_name(op), 32u * n);
     *out = best;
     return MIDINT_OK;
 }

@@ -81,6 +81,9 @@ void midint_close(midint_context *ctx);
  * including a failed midint_open).  Never NULL; "" when nothing failed. */
 const char *midint_last_error(const midint_context *ctx);
 
+/* The operation's name as in variant names ("add", "sub", "mul", "mullo"); NULL for an unknown value. */
+const char *midint_op_name(midint_op op);
+
 /* A fixed name for a status code, e.g. "MIDINT_ERR_OVERLAP". */
 const char *midint_status_name(midint_status status);
 

@@ -5,17 +5,16 @@
 
 /* One descriptor per operation: its name, its buffers and what aliasing it allows, shared by both paths. */
 typedef struct op_desc {
-    const char *name;        /* as in messages and variant names */
     const char *aux_name;    /* the per-instance output beside r, or NULL */
     uint32_t r_words_per_n;  /* result words per operand word (2 for a full product) */
     int in_place;            /* r may be exactly a or b: each block reads its inputs before writing r */
 } op_desc;
 
 static const op_desc op_descs[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {"add", "carry", 1, 1},
-    [MIDINT_OP_SUB] = {"sub", "borrow", 1, 1},
-    [MIDINT_OP_MUL] = {"mul", NULL, 2, 0},
-    [MIDINT_OP_MULLO] = {"mullo", NULL, 1, 1},
+    [MIDINT_OP_ADD] = {"carry", 1, 1},
+    [MIDINT_OP_SUB] = {"borrow", 1, 1},
+    [MIDINT_OP_MUL] = {NULL, 2, 0},
+    [MIDINT_OP_MULLO] = {NULL, 1, 1},
 };
 
 typedef struct call {
@@ -49,20 +48,33 @@ static midint_status check_call(midint_context *ctx, const call *c, const char *
     unsigned max = midint_max_bits(ctx, c->op);
     if (c->bits > max)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest %s size generated for "
-                           "the %s backend is %u (make gen SIZES=...)", fn, c->bits, d->name, ctx->ops->name, max);
+                           "the %s backend is %u (make gen SIZES=...)", fn, c->bits, midint_op_name(c->op),
+                           ctx->ops->name, max);
     size_t n = c->bits / 32;
     if (c->count > SIZE_MAX / 4 / n / d->r_words_per_n || c->count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, c->count);
+    size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
+    if (device_handles && ctx->ops->buffer_bytes) {
+        /* buffer objects know their size: a batch that does not fit is refused rather than overrun */
+        const void *bufs[4] = {c->r, c->a, c->b, c->aux};
+        const size_t need[4] = {r_bytes, in_bytes, in_bytes, aux_bytes};
+        const char *names[4] = {"r", "a", "b", d->aux_name};
+        for (int k = 0; k < 4; k++) {
+            size_t have = bufs[k] ? ctx->ops->buffer_bytes(ctx, bufs[k]) : need[k];
+            if (have < need[k])
+                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu bytes; %zu instances of %u "
+                                   "bits need %zu", fn, names[k], have, c->count, c->bits, need[k]);
+        }
+    }
     if (device_handles && ctx->ops->id == MIDINT_BACKEND_OPENCL) {
         /* cl_mem handles: only identity is visible; the same buffer as r is in-place, as aux it is overlap */
         if (!d->in_place && (c->r == c->a || c->r == c->b))
             return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: r is the same buffer as %s; %s cannot work in place",
-                               fn, c->r == c->a ? "a" : "b", d->name);
+                               fn, c->r == c->a ? "a" : "b", midint_op_name(c->op));
         if (c->aux && (c->aux == c->r || c->aux == c->a || c->aux == c->b))
             return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s is the same buffer as an operand", fn, d->aux_name);
         return MIDINT_OK;
     }
-    size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
     for (int k = 0; k < 2; k++) {
         const void *x = k ? c->b : c->a;
         if (ranges_overlap(c->r, r_bytes, x, in_bytes) && !(d->in_place && c->r == x))
@@ -105,16 +117,24 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
+/* What both paths do first: check the arguments, then choose the variant. */
+static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
+                                const midint_variant **v)
+{
+    midint_status st = check_call(ctx, c, fn, device_handles);
+    if (st == MIDINT_OK && (st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, v)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    return st;
+}
+
 static midint_status run_host(midint_context *ctx, const call *c, const char *fn)
 {
     const op_desc *d = &op_descs[c->op];
-    midint_status st = check_call(ctx, c, fn, 0);
+    const midint_variant *v = NULL;
+    midint_status st = begin_call(ctx, c, fn, 0, &v);
     if (st != MIDINT_OK)
         return st;
     uint32_t n = c->bits / 32;
-    const midint_variant *v = NULL;
-    if ((st = midint_dispatch(ctx, c->op, n, c->count, &v)) != MIDINT_OK)
-        return st;
 
     /* Chunk so that the device copies of a, b and r stay within the staging cap (at least one instance). */
     size_t per = (size_t)n * 4 * (2 + d->r_words_per_n);
@@ -156,13 +176,11 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
 
 static midint_status run_device(midint_context *ctx, const call *c, void *stream, const char *fn)
 {
-    midint_status st = check_call(ctx, c, fn, 1);
+    const midint_variant *v = NULL;
+    midint_status st = begin_call(ctx, c, fn, 1, &v);
     if (st != MIDINT_OK)
         return st;
     uint32_t n = c->bits / 32;
-    const midint_variant *v = NULL;
-    if ((st = midint_dispatch(ctx, c->op, n, c->count, &v)) != MIDINT_OK)
-        return st;
     midint_launch l;
     midint_plan_launch(v, n, c->count, &l);
     l.r = c->r;

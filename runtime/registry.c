@@ -3,6 +3,12 @@
 
 #include "context.h"
 
+const char *midint_op_name(midint_op op)
+{
+    static const char *const names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
+    return (unsigned)op < MIDINT_OP_COUNT_ ? names[op] : NULL;
+}
+
 const midint_variant *midint_registry_find(const char *name)
 {
     for (size_t i = 0; i < midint_registry_size; i++)

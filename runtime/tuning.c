@@ -31,9 +31,8 @@ void midint_tuning_free(midint_tuning *t)
 
 static int parse_op_name(const char *s, midint_op *op)
 {
-    static const char *const names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
     for (int i = 0; i < MIDINT_OP_COUNT_; i++)
-        if (strcmp(s, names[i]) == 0) {
+        if (strcmp(s, midint_op_name((midint_op)i)) == 0) {
             *op = (midint_op)i;
             return 1;
         }

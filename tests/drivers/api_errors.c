@@ -10,6 +10,9 @@
  * compared word by word after the call; device buffers are read back and compared.  Before each call under test
  * a deliberate failure (forcing an unknown variant) puts a sentinel into the messages, so a call that fails
  * without setting its own message is caught instead of passing on a stale one.
+ *
+ * Most checks are per operation (add, sub, mul, mullo) and named "<op>_<check>"; build_list() makes them from
+ * tables whose rows name the operations they apply to (mul, whose r is twice as long, may not work in place).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -38,8 +41,47 @@ typedef struct env {
 
 enum { DR, DA, DB, DC };
 
-static const char *op_name(midint_op op) { return op == MIDINT_OP_ADD ? "add" : "sub"; }
-static const char *aux_name(midint_op op) { return op == MIDINT_OP_ADD ? "carry" : "borrow"; }
+#define NELEM(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Sets of operations, for the rows of the check tables. */
+#define OP_BIT(op) (1u << (op))
+#define OPS_ADDSUB (OP_BIT(MIDINT_OP_ADD) | OP_BIT(MIDINT_OP_SUB))         /* with a carry / borrow output */
+#define OPS_MULS (OP_BIT(MIDINT_OP_MUL) | OP_BIT(MIDINT_OP_MULLO))
+#define OPS_IN_PLACE (OPS_ADDSUB | OP_BIT(MIDINT_OP_MULLO))                 /* r may be exactly a and/or b */
+#define OPS_ALL (OPS_ADDSUB | OPS_MULS)
+
+static const char *op_name(midint_op op)
+{
+    static const char *const names[MIDINT_OP_COUNT_] = {
+        [MIDINT_OP_ADD] = "add", [MIDINT_OP_SUB] = "sub", [MIDINT_OP_MUL] = "mul", [MIDINT_OP_MULLO] = "mullo"};
+    return (unsigned)op < MIDINT_OP_COUNT_ ? names[op] : "?";
+}
+static const char *aux_name(midint_op op) { return op == MIDINT_OP_SUB ? "borrow" : "carry"; }
+static int in_place_ok(midint_op op) { return (OP_BIT(op) & OPS_IN_PLACE) != 0; }
+
+/* The host entry point of op; carry goes to add / sub only. */
+static midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
+                               const uint32_t *a, const uint32_t *b, uint32_t *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add(ctx, count, bits, r, a, b, carry);
+    case MIDINT_OP_SUB: return midint_sub(ctx, count, bits, r, a, b, carry);
+    case MIDINT_OP_MUL: return midint_mul(ctx, count, bits, r, a, b);
+    default: return midint_mullo(ctx, count, bits, r, a, b);
+    }
+}
+
+/* The device entry point of op (default stream); carry goes to add / sub only. */
+static midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r,
+                                 const void *a, const void *b, void *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add_device(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_SUB: return midint_sub_device(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_MUL: return midint_mul_device(ctx, count, bits, r, a, b, NULL);
+    default: return midint_mullo_device(ctx, count, bits, r, a, b, NULL);
+    }
+}
 
 static int failf(char *why, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -82,21 +124,23 @@ static int expect(char *why, size_t len, const char *what, midint_status got, mi
 #define KW(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* ---- host buffers: one arena [guard][a][gap][b][gap][r][gap][carry][guard] so that any stray write shows;
- * each gap (w + GUARD canary words) keeps a shifted buffer (r = a + 1 word...) from reaching the next region,
- * so that each overlap check tests exactly one pair ---- */
+ * r holds rw = count * result_words(op, n) words (twice the operands' for mul); each gap (rw + GUARD canary
+ * words) keeps a shifted buffer (r = a + 1 word...) from reaching the next region, so that each overlap check
+ * tests exactly one pair ---- */
 
 typedef struct arena {
     uint32_t *mem, *snap;
-    size_t words, w, gap, count; /* w = count*n words per operand */
+    size_t words, w, rw, gap, count; /* w = count*n words per operand, rw = count*result_words(op, n) for r */
     uint32_t *a, *b, *r, *carry;
 } arena;
 
-static int arena_init(arena *A, size_t count, size_t n, uint64_t seed)
+static int arena_init(arena *A, midint_op op, size_t count, size_t n, uint64_t seed)
 {
     A->count = count;
     A->w = count * n;
-    A->gap = A->w + GUARD;
-    A->words = GUARD + 3 * (A->w + A->gap) + count + GUARD;
+    A->rw = count * result_words(op, (unsigned)n);
+    A->gap = A->rw + GUARD;
+    A->words = GUARD + 2 * (A->w + A->gap) + A->rw + A->gap + count + GUARD;
     A->mem = malloc(A->words * 4);
     A->snap = malloc(A->words * 4);
     if (!A->mem || !A->snap) {
@@ -108,7 +152,7 @@ static int arena_init(arena *A, size_t count, size_t n, uint64_t seed)
     A->a = A->mem + GUARD;
     A->b = A->a + A->w + A->gap;
     A->r = A->b + A->w + A->gap;
-    A->carry = A->r + A->w + A->gap;
+    A->carry = A->r + A->rw + A->gap;
     rng g = {seed};
     for (size_t i = 0; i < A->words; i++)
         A->mem[i] = CANARY;
@@ -130,7 +174,7 @@ static const char *arena_region(const arena *A, size_t i)
 {
     const uint32_t *p = A->mem + i;
     return p < A->a ? "guard before a" : p < A->a + A->w ? "a" : p < A->b ? "gap after a" : p < A->b + A->w ? "b"
-           : p < A->r ? "gap after b" : p < A->r + A->w ? "r" : p < A->carry ? "gap after r"
+           : p < A->r ? "gap after b" : p < A->r + A->rw ? "r" : p < A->carry ? "gap after r"
            : p < A->carry + A->count ? "carry" : "guard after carry";
 }
 
@@ -149,7 +193,7 @@ static int arena_unchanged_except(const arena *A, const uint32_t *skip0, size_t 
     return 1;
 }
 
-/* ---- host-path error checks (midint_add / midint_sub) ---- */
+/* ---- host-path error checks (midint_add / sub / mul / mullo) ---- */
 
 enum layout {
     L_NORMAL,
@@ -160,6 +204,10 @@ enum layout {
     L_R_OVER_A,      /* r = a + 1 word */
     L_R_OVER_A_TAIL, /* r starts at a's last word */
     L_R_OVER_B,      /* r = b + 1 word */
+    L_R_END_OVER_B,  /* r's last word (of its rw words) is b's first word */
+    L_R_IS_A,        /* r = a exactly (in place) */
+    L_R_IS_B,        /* r = b exactly */
+    L_R_IS_A_IS_B,   /* r = a = b */
     L_AUX_OVER_R,    /* carry starts at r's last word */
     L_AUX_OVER_A,    /* carry = a + 1 word */
     L_AUX_OVER_B,    /* carry starts at b's last word */
@@ -169,10 +217,12 @@ enum layout {
 
 #define BITS_OVER_MAX 0xFFFFFFFFu /* stands for midint_max_bits(ctx, op) + 32 */
 #define KW_BITS "$bits"           /* stands for "bits is <bits>" */
-#define KW_AUX "$aux"             /* stands for "carry" / "borrow" */
+#define KW_AUX "$aux"             /* stands for "carry overlaps" / "borrow overlaps" */
+#define KW_AUXNAME "$auxname"     /* stands for "carry" / "borrow" alone (device messages differ by backend) */
 
 typedef struct err_case {
-    const char *name; /* after "add_" / "sub_" (host) or "add_device_" / "sub_device_" */
+    const char *name; /* after "<op>_" (host) or "<op>_device_" (device); "carry" becomes "borrow" for sub */
+    unsigned ops;     /* the operations it applies to (OPS_...) */
     int layout;
     size_t count;
     unsigned bits;
@@ -181,24 +231,31 @@ typedef struct err_case {
 } err_case;
 
 static const err_case host_cases[] = {
-    {"null_ctx", L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
-    {"null_r", L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
-    {"null_a", L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
-    {"null_b", L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
-    {"count_0", L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
-    {"count_too_large", L_NORMAL, SIZE_MAX, 64, MIDINT_ERR_INVALID_COUNT, {"count", "too large"}},
-    {"bits_0", L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
-    {"bits_31", L_NORMAL, 4, 31, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
-    {"bits_33", L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
-    {"bits_above_max", L_NORMAL, 2, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
-    {"bits_huge", L_NORMAL, 1, 0xFFFFFFE0u, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
-    {"overlap_r_a_plus_1", L_R_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
-    {"overlap_r_a_last_word", L_R_OVER_A_TAIL, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
-    {"overlap_r_b_plus_1", L_R_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps b"}},
-    {"overlap_carry_r", L_AUX_OVER_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
-    {"overlap_carry_is_r", L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
-    {"overlap_carry_a", L_AUX_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
-    {"overlap_carry_b", L_AUX_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"null_ctx", OPS_ALL, L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
+    {"null_r", OPS_ALL, L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
+    {"null_a", OPS_ALL, L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
+    {"null_b", OPS_ALL, L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
+    {"count_0", OPS_ALL, L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
+    {"count_too_large", OPS_ALL, L_NORMAL, SIZE_MAX, 64, MIDINT_ERR_INVALID_COUNT, {"count", "too large"}},
+    {"bits_0", OPS_ALL, L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_31", OPS_ALL, L_NORMAL, 4, 31, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_33", OPS_ALL, L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_above_max", OPS_ALL, L_NORMAL, 2, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    {"bits_huge", OPS_ALL, L_NORMAL, 1, 0xFFFFFFE0u, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    {"overlap_r_a_plus_1", OPS_ALL, L_R_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
+    {"overlap_r_a_last_word", OPS_ALL, L_R_OVER_A_TAIL, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps a"}},
+    {"overlap_r_b_plus_1", OPS_ALL, L_R_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps b"}},
+    {"overlap_r_end_b_first_word", OPS_ALL, L_R_END_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {"r overlaps b"}},
+    {"in_place_r_is_a_refused", OP_BIT(MIDINT_OP_MUL), L_R_IS_A, 4, 64, MIDINT_ERR_OVERLAP,
+     {"r overlaps a", "in place"}},
+    {"in_place_r_is_b_refused", OP_BIT(MIDINT_OP_MUL), L_R_IS_B, 4, 64, MIDINT_ERR_OVERLAP,
+     {"r overlaps b", "in place"}},
+    {"in_place_r_is_a_is_b_refused", OP_BIT(MIDINT_OP_MUL), L_R_IS_A_IS_B, 4, 128, MIDINT_ERR_OVERLAP,
+     {"r overlaps", "in place"}},
+    {"overlap_carry_r", OPS_ADDSUB, L_AUX_OVER_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_is_r", OPS_ADDSUB, L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_a", OPS_ADDSUB, L_AUX_OVER_A, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
+    {"overlap_carry_b", OPS_ADDSUB, L_AUX_OVER_B, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUX}},
 };
 
 static unsigned case_bits(const env *e, midint_op op, const err_case *c)
@@ -220,6 +277,8 @@ static void case_keywords(const err_case *c, midint_op op, unsigned bits, const 
         } else if (strcmp(c->kw[i], KW_AUX) == 0) {
             snprintf(store[1 + i], sizeof store[1 + i], "%s overlaps", aux_name(op));
             out[k++] = store[1 + i];
+        } else if (strcmp(c->kw[i], KW_AUXNAME) == 0) {
+            out[k++] = aux_name(op);
         } else {
             out[k++] = c->kw[i];
         }
@@ -240,10 +299,10 @@ static int check_host_error(env *e, const void *arg, midint_op op, char *why, si
         n = 16;
     size_t count = c->count == 0 ? 1 : c->count > 64 ? 4 : c->count;
     arena A;
-    if (!arena_init(&A, count, n, 1000 + (uint64_t)c->layout))
+    if (!arena_init(&A, op, count, n, 1000 + (uint64_t)c->layout))
         return failf(why, len, "setup: out of host memory");
     midint_context *ctx = e->ctx;
-    uint32_t *r = A.r, *a = A.a, *b = A.b, *aux = A.carry;
+    uint32_t *r = A.r, *a = A.a, *b = A.b, *aux = op_has_carry(op) ? A.carry : NULL;
     switch (c->layout) {
     case L_NULL_CTX: ctx = NULL; break;
     case L_NULL_R: r = NULL; break;
@@ -252,7 +311,11 @@ static int check_host_error(env *e, const void *arg, midint_op op, char *why, si
     case L_R_OVER_A: r = A.a + 1; break;
     case L_R_OVER_A_TAIL: r = A.a + A.w - 1; break;
     case L_R_OVER_B: r = A.b + 1; break;
-    case L_AUX_OVER_R: aux = A.r + A.w - 1; break;
+    case L_R_END_OVER_B: r = A.b - A.rw + 1; break;
+    case L_R_IS_A: r = A.a; break;
+    case L_R_IS_B: r = A.b; break;
+    case L_R_IS_A_IS_B: r = A.a; b = A.a; break;
+    case L_AUX_OVER_R: aux = A.r + A.rw - 1; break;
     case L_AUX_OVER_A: aux = A.a + 1; break;
     case L_AUX_OVER_B: aux = A.b + A.w - 1; break;
     case L_AUX_IS_R: aux = A.r; break;
@@ -264,26 +327,29 @@ static int check_host_error(env *e, const void *arg, midint_op op, char *why, si
     snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
     case_keywords(c, op, bits, fn, store, kw);
     arm(e);
-    midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(ctx, c->count, bits, r, a, b, aux);
+    midint_status st = host_call(op, ctx, c->count, bits, r, a, b, aux);
     int ok = expect(why, len, what, st, c->want, midint_last_error(ctx), kw) &&
              arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
     arena_free(&A);
     return ok;
 }
 
-/* ---- device-path error checks (midint_add_device / midint_sub_device) ---- */
+/* ---- device-path error checks (midint_add_device / sub / mul / mullo) ---- */
 
 static const err_case device_cases[] = {
-    {"null_ctx", L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
-    {"null_r", L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
-    {"null_a", L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
-    {"null_b", L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
-    {"count_0", L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
-    {"bits_0", L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
-    {"bits_33", L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
-    {"bits_above_max", L_NORMAL, 1, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
-    {"carry_is_r", L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {"$auxname"}},
-    {"carry_is_a", L_AUX_IS_A, 4, 64, MIDINT_ERR_OVERLAP, {"$auxname"}},
+    {"null_ctx", OPS_ALL, L_NULL_CTX, 4, 64, MIDINT_ERR_NULL_POINTER, {"ctx is NULL"}},
+    {"null_r", OPS_ALL, L_NULL_R, 4, 64, MIDINT_ERR_NULL_POINTER, {"r is NULL"}},
+    {"null_a", OPS_ALL, L_NULL_A, 4, 64, MIDINT_ERR_NULL_POINTER, {"a is NULL"}},
+    {"null_b", OPS_ALL, L_NULL_B, 4, 64, MIDINT_ERR_NULL_POINTER, {"b is NULL"}},
+    {"count_0", OPS_ALL, L_NORMAL, 0, 64, MIDINT_ERR_INVALID_COUNT, {"count"}},
+    {"bits_0", OPS_ALL, L_NORMAL, 4, 0, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_33", OPS_ALL, L_NORMAL, 4, 33, MIDINT_ERR_INVALID_BITS, {KW_BITS}},
+    {"bits_above_max", OPS_ALL, L_NORMAL, 1, BITS_OVER_MAX, MIDINT_ERR_BITS_TOO_LARGE, {KW_BITS}},
+    /* the wording differs between backends (cl_mem identity vs. pointer ranges); both say "in place" */
+    {"r_is_a_refused", OP_BIT(MIDINT_OP_MUL), L_R_IS_A, 4, 64, MIDINT_ERR_OVERLAP, {"in place"}},
+    {"r_is_b_refused", OP_BIT(MIDINT_OP_MUL), L_R_IS_B, 4, 64, MIDINT_ERR_OVERLAP, {"in place"}},
+    {"carry_is_r", OPS_ADDSUB, L_AUX_IS_R, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUXNAME}},
+    {"carry_is_a", OPS_ADDSUB, L_AUX_IS_A, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUXNAME}},
 };
 
 /* Write the expected contents (canary for r and carry, random for a and b) into the device buffers. */
@@ -305,6 +371,7 @@ static int device_reset(env *e, char *why, size_t len)
     return 1;
 }
 
+/* Every device buffer holds what e->dhost says (after the work enqueued so far has finished). */
 static int device_unchanged(env *e, const char *what, char *why, size_t len)
 {
     static const char *const names[4] = {"r", "a", "b", "carry"};
@@ -339,17 +406,19 @@ static int check_device_error(env *e, const void *arg, midint_op op, char *why, 
     if (!e->dbuf[DR])
         return failf(why, len, "setup: device buffers could not be allocated");
     unsigned bits = case_bits(e, op, c);
-    if ((size_t)c->count * ((bits + 31) / 32 + 1) > e->dwords)
+    if ((size_t)c->count * result_words(op, (bits + 31) / 32 + 1) > e->dwords)
         return failf(why, len, "setup: device buffers too small for count %zu bits %u", c->count, bits);
     if (!device_reset(e, why, len))
         return 0;
     midint_context *ctx = e->ctx;
-    void *r = e->dbuf[DR], *a = e->dbuf[DA], *b = e->dbuf[DB], *aux = e->dbuf[DC];
+    void *r = e->dbuf[DR], *a = e->dbuf[DA], *b = e->dbuf[DB], *aux = op_has_carry(op) ? e->dbuf[DC] : NULL;
     switch (c->layout) {
     case L_NULL_CTX: ctx = NULL; break;
     case L_NULL_R: r = NULL; break;
     case L_NULL_A: a = NULL; break;
     case L_NULL_B: b = NULL; break;
+    case L_R_IS_A: r = a; break;
+    case L_R_IS_B: r = b; break;
     case L_AUX_IS_R: aux = r; break;
     case L_AUX_IS_A: aux = a; break;
     default: break;
@@ -359,31 +428,63 @@ static int check_device_error(env *e, const void *arg, midint_op op, char *why, 
     snprintf(fn, sizeof fn, "midint_%s_device", op_name(op));
     snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
     case_keywords(c, op, bits, fn, store, kw);
-    for (size_t i = 0; kw[i]; i++) /* the aux buffer's name alone (messages differ between backends) */
-        if (strcmp(kw[i], "$auxname") == 0)
-            kw[i] = aux_name(op);
     arm(e);
-    midint_status st = (op == MIDINT_OP_ADD ? midint_add_device : midint_sub_device)(ctx, c->count, bits, r, a, b,
-                                                                                     aux, NULL);
+    midint_status st = device_call(op, ctx, c->count, bits, r, a, b, aux);
     return expect(why, len, what, st, c->want, midint_last_error(ctx), kw) && device_unchanged(e, what, why, len);
+}
+
+/* OpenCL buffers know their size: a result buffer too small for the batch is refused, not overrun. (CUDA
+ * pointers carry no size, so this check exists only for OpenCL.) */
+static int check_device_r_too_small(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    const unsigned bits = 128;
+    const size_t count = 3, in_bytes = count * (bits / 32) * 4, r_bytes = in_bytes * result_words(op, 1);
+    void *a = NULL, *b = NULL, *r = NULL, *aux = NULL;
+    midint_context *ctx = e->ctx;
+    int ok = 1;
+    if (midint_buffer_alloc(ctx, in_bytes, &a) != MIDINT_OK || midint_buffer_alloc(ctx, in_bytes, &b) != MIDINT_OK ||
+        midint_buffer_alloc(ctx, r_bytes - 4, &r) != MIDINT_OK || midint_buffer_alloc(ctx, count * 4, &aux) != MIDINT_OK)
+        ok = failf(why, len, "setup: %s", midint_last_error(ctx));
+    if (ok) {
+        char fn[40], what[96];
+        snprintf(fn, sizeof fn, "midint_%s_device", op_name(op));
+        snprintf(what, sizeof what, "%s with r one word short", fn);
+        const char *kw[] = {fn, "r holds", "need", NULL};
+        arm(e);
+        midint_status st = device_call(op, ctx, count, bits, r, a, b, op_has_carry(op) ? aux : NULL);
+        ok = expect(why, len, what, st, MIDINT_ERR_INVALID_ARGUMENT, midint_last_error(ctx), kw);
+    }
+    midint_buffer_free(ctx, a);
+    midint_buffer_free(ctx, b);
+    midint_buffer_free(ctx, r);
+    midint_buffer_free(ctx, aux);
+    return ok;
 }
 
 /* ---- positive checks: aliasing that the conventions allow, results against plain C ---- */
 
-enum alias { AL_NONE, AL_RA, AL_RB, AL_RAB, AL_AB_OVERLAP, AL_NO_CARRY };
+enum alias { AL_NONE, AL_RA, AL_RB, AL_RAB, AL_AB_OVERLAP, AL_NO_CARRY, AL_AB_SAME };
 
 typedef struct alias_case {
     const char *name;
+    unsigned ops;
     unsigned bits;
     int alias;
 } alias_case;
 
 static const alias_case alias_cases[] = {
-    {"separate_64", 64, AL_NONE},         {"in_place_r_is_a_64", 64, AL_RA},
-    {"in_place_r_is_b_64", 64, AL_RB},    {"in_place_r_is_a_is_b_64", 64, AL_RAB},
-    {"separate_128", 128, AL_NONE},       {"in_place_r_is_a_128", 128, AL_RA},
-    {"in_place_r_is_b_128", 128, AL_RB},  {"in_place_r_is_a_is_b_128", 128, AL_RAB},
-    {"a_b_overlap_128", 128, AL_AB_OVERLAP}, {"carry_null_128", 128, AL_NO_CARRY},
+    {"separate_64", OPS_ALL, 64, AL_NONE},
+    {"in_place_r_is_a_64", OPS_IN_PLACE, 64, AL_RA},
+    {"in_place_r_is_b_64", OPS_IN_PLACE, 64, AL_RB},
+    {"in_place_r_is_a_is_b_64", OPS_IN_PLACE, 64, AL_RAB},
+    {"separate_128", OPS_ALL, 128, AL_NONE},
+    {"in_place_r_is_a_128", OPS_IN_PLACE, 128, AL_RA},
+    {"in_place_r_is_b_128", OPS_IN_PLACE, 128, AL_RB},
+    {"in_place_r_is_a_is_b_128", OPS_IN_PLACE, 128, AL_RAB},
+    {"a_b_overlap_128", OPS_ALL, 128, AL_AB_OVERLAP},
+    {"carry_null_128", OPS_ADDSUB, 128, AL_NO_CARRY},
+    {"a_is_b_128", OPS_MULS, 128, AL_AB_SAME},
 };
 
 /* r = a op b over n words with 64-bit intermediates; returns the carry out / borrow. */
@@ -402,6 +503,32 @@ static uint32_t plain_ref(midint_op op, size_t n, const uint32_t *a, const uint3
         }
     }
     return (uint32_t)k;
+}
+
+/* The low rn words of a * b (n words each; rn = n for mullo, 2n for mul): schoolbook with 64-bit
+ * intermediates (a[j] * b[i] + r + k <= 2^64 - 1).  r must not overlap a or b. */
+static void plain_mul(size_t n, const uint32_t *a, const uint32_t *b, uint32_t *r, size_t rn)
+{
+    memset(r, 0, rn * 4);
+    for (size_t i = 0; i < n && i < rn; i++) {
+        uint64_t k = 0;
+        for (size_t j = 0; j < n && i + j < rn; j++) {
+            uint64_t t = (uint64_t)a[j] * b[i] + r[i + j] + k;
+            r[i + j] = (uint32_t)t;
+            k = t >> 32;
+        }
+        if (i + n < rn)
+            r[i + n] = (uint32_t)k;
+    }
+}
+
+/* The expected result of one instance (result_words(op, n) words) and carry, computed in plain C. */
+static uint32_t plain_op(midint_op op, size_t n, const uint32_t *a, const uint32_t *b, uint32_t *r)
+{
+    if (op_has_carry(op))
+        return plain_ref(op, n, a, b, r);
+    plain_mul(n, a, b, r, result_words(op, (unsigned)n));
+    return 0;
 }
 
 /* Instances that carry or borrow across words, then random ones (already in the arena). */
@@ -423,23 +550,24 @@ static void fill_special(uint32_t *a, uint32_t *b, size_t count, size_t n)
 /* One correct call of op at `bits` on `count` instances laid out as `alias`; everything compared. */
 static int run_positive(env *e, midint_op op, unsigned bits, int alias, size_t count, char *why, size_t len)
 {
-    size_t n = bits / 32;
+    size_t n = bits / 32, rn = result_words(op, (unsigned)n);
     arena A;
-    if (!arena_init(&A, count, n, 4242 + bits + (uint64_t)alias))
+    if (!arena_init(&A, op, count, n, 4242 + bits + (uint64_t)alias))
         return failf(why, len, "setup: out of host memory");
     fill_special(A.a, A.b, count, n);
     const uint32_t *a = A.a, *b = A.b;
-    uint32_t *r = A.r, *carry = A.carry;
+    uint32_t *r = A.r, *carry = op_has_carry(op) ? A.carry : NULL;
     switch (alias) {
     case AL_RA: r = A.a; break;
     case AL_RB: r = A.b; break;
     case AL_RAB: r = A.a; b = A.a; break;
     case AL_AB_OVERLAP: b = A.a + 1; break;
     case AL_NO_CARRY: carry = NULL; break;
+    case AL_AB_SAME: b = A.a; break;
     default: break;
     }
     memcpy(A.snap, A.mem, A.words * 4);
-    uint32_t *want = malloc(A.w * 4), *want_c = malloc(count * 4), *gmp = malloc(n * 4);
+    uint32_t *want = malloc(A.rw * 4), *want_c = malloc(count * 4), *gmp = malloc(rn * 4);
     int ok = 1;
     char what[128];
     snprintf(what, sizeof what, "midint_%s(count=%zu, bits=%u)", op_name(op), count, bits);
@@ -448,29 +576,29 @@ static int run_positive(env *e, midint_op op, unsigned bits, int alias, size_t c
         goto done;
     }
     for (size_t i = 0; i < count && ok; i++) {
-        want_c[i] = plain_ref(op, n, a + i * n, b + i * n, want + i * n);
+        want_c[i] = plain_op(op, n, a + i * n, b + i * n, want + i * rn);
         uint32_t gmp_c = 0;
-        reference(op, n, a + i * n, b + i * n, gmp, &gmp_c);
-        if (memcmp(gmp, want + i * n, n * 4) != 0 || gmp_c != want_c[i])
+        reference(op, (unsigned)n, a + i * n, b + i * n, gmp, &gmp_c);
+        if (memcmp(gmp, want + i * rn, rn * 4) != 0 || gmp_c != want_c[i])
             ok = failf(why, len, "test bug: plain C and GMP references disagree on instance %zu", i);
     }
     if (!ok)
         goto done;
-    midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(e->ctx, count, bits, r, a, b, carry);
+    midint_status st = host_call(op, e->ctx, count, bits, r, a, b, carry);
     if (st != MIDINT_OK) {
         ok = failf(why, len, "%s returned %s: %s", what, midint_status_name(st), midint_last_error(e->ctx));
         goto done;
     }
-    for (size_t i = 0; i < A.w && ok; i++)
+    for (size_t i = 0; i < A.rw && ok; i++)
         if (r[i] != want[i])
-            ok = failf(why, len, "%s: instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, what, i / n, i % n,
+            ok = failf(why, len, "%s: instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, what, i / rn, i % rn,
                        r[i], want[i]);
     for (size_t i = 0; carry && i < count && ok; i++)
         if (carry[i] != want_c[i])
             ok = failf(why, len, "%s: instance %zu %s: got %" PRIu32 " want %" PRIu32, what, i, aux_name(op),
                        carry[i], want_c[i]);
     if (ok) /* nothing but r and carry may change: inputs (unless r is one), neighbours and guards stay */
-        ok = arena_unchanged_except(&A, r, A.w, carry, carry ? count : 0, what, why, len);
+        ok = arena_unchanged_except(&A, r, A.rw, carry, carry ? count : 0, what, why, len);
 done:
     free(want);
     free(want_c);
@@ -483,6 +611,59 @@ static int check_alias(env *e, const void *arg, midint_op op, char *why, size_t 
 {
     const alias_case *c = arg;
     return run_positive(e, op, c->bits, c->alias, 6, why, len);
+}
+
+/* The device path computes the right result, separately (arg NULL) or in place (r = a, where allowed);
+ * nothing else in the device buffers changes. */
+static int check_device_positive(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    int in_place = arg != NULL;
+    enum { N = 4 }; /* 128 bits */
+    const size_t count = 3, n = N, rn = result_words(op, N);
+    if (!e->dbuf[DR])
+        return failf(why, len, "setup: device buffers could not be allocated");
+    if (count * rn > e->dwords)
+        return failf(why, len, "setup: device buffers too small");
+    if (!device_reset(e, why, len))
+        return 0;
+    fill_special(e->dhost[DA], e->dhost[DB], count, n);
+    for (int k = DA; k <= DB; k++) {
+        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->dwords * 4);
+        if (st != MIDINT_OK)
+            return failf(why, len, "setup: midint_buffer_write: %s: %s", midint_status_name(st),
+                         midint_last_error(e->ctx));
+    }
+    uint32_t *want = malloc(count * rn * 4), *want_c = malloc(count * 4), gmp[2 * N], gmp_c = 0;
+    if (!want || !want_c) {
+        free(want);
+        free(want_c);
+        return failf(why, len, "setup: out of host memory");
+    }
+    int ok = 1;
+    for (size_t i = 0; i < count && ok; i++) {
+        want_c[i] = plain_op(op, n, e->dhost[DA] + i * n, e->dhost[DB] + i * n, want + i * rn);
+        reference(op, (unsigned)n, e->dhost[DA] + i * n, e->dhost[DB] + i * n, gmp, &gmp_c);
+        if (memcmp(gmp, want + i * rn, rn * 4) != 0 || gmp_c != want_c[i])
+            ok = failf(why, len, "test bug: plain C and GMP references disagree on instance %zu", i);
+    }
+    int out = in_place ? DA : DR;
+    char what[96];
+    snprintf(what, sizeof what, "midint_%s_device(count=%zu, bits=%zu%s)", op_name(op), count, 32 * n,
+             in_place ? ", r = a" : "");
+    midint_status st = ok ? device_call(op, e->ctx, count, (unsigned)(32 * n), e->dbuf[out], e->dbuf[DA],
+                                        e->dbuf[DB], op_has_carry(op) ? e->dbuf[DC] : NULL)
+                          : MIDINT_OK;
+    if (ok && st != MIDINT_OK) {
+        ok = failf(why, len, "%s returned %s: %s", what, midint_status_name(st), midint_last_error(e->ctx));
+    } else if (ok) {
+        memcpy(e->dhost[out], want, count * rn * 4);
+        if (op_has_carry(op))
+            memcpy(e->dhost[DC], want_c, count * 4);
+        ok = device_unchanged(e, what, why, len);
+    }
+    free(want);
+    free(want_c);
+    return ok;
 }
 
 /* ---- midint_open, midint_close, messages, status names ---- */
@@ -664,7 +845,7 @@ static int check_staging_one_instance_chunks(env *e, const void *arg, midint_op 
     if (st != MIDINT_OK)
         return failf(why, len, "midint_set_staging_bytes(ctx, 1): %s: %s", midint_status_name(st),
                      midint_last_error(e->ctx));
-    int ok = run_positive(e, op, 128, AL_RA, 5, why, len);
+    int ok = run_positive(e, op, 128, in_place_ok(op) ? AL_RA : AL_NONE, 5, why, len);
     midint_set_staging_bytes(e->ctx, DEFAULT_STAGING);
     return ok;
 }
@@ -822,14 +1003,14 @@ static int check_forced_too_small_host(env *e, const void *arg, midint_op op, ch
     if (bits > midint_max_bits(e->ctx, op))
         ok = failf(why, len, "setup: %u bits is above midint_max_bits", bits);
     arena A;
-    if (ok && !arena_init(&A, 3, bits / 32, 99))
+    if (ok && !arena_init(&A, op, 3, bits / 32, 99))
         ok = failf(why, len, "setup: out of host memory");
     if (ok) {
         char what[160], kw[32];
         snprintf(what, sizeof what, "midint_%s(bits=%u) with %s forced", op_name(op), bits, name);
         snprintf(kw, sizeof kw, "%u bits", bits);
         arm(e);
-        midint_status st = (op == MIDINT_OP_ADD ? midint_add : midint_sub)(e->ctx, 3, bits, A.r, A.a, A.b, A.carry);
+        midint_status st = host_call(op, e->ctx, 3, bits, A.r, A.a, A.b, op_has_carry(op) ? A.carry : NULL);
         ok = expect(why, len, what, st, MIDINT_ERR_UNKNOWN_VARIANT, midint_last_error(e->ctx), KW(kw)) &&
              arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
         arena_free(&A);
@@ -849,7 +1030,7 @@ static int check_forced_too_small_device(env *e, const void *arg, midint_op op, 
         return 0;
     unsigned bits = small + 32;
     int ok = 1;
-    if ((bits / 32) * 2 > e->dwords)
+    if (result_words(op, bits / 32) * 2 > e->dwords)
         ok = failf(why, len, "setup: device buffers too small");
     if (ok)
         ok = device_reset(e, why, len);
@@ -858,8 +1039,8 @@ static int check_forced_too_small_device(env *e, const void *arg, midint_op op, 
         snprintf(what, sizeof what, "midint_%s_device(bits=%u) with %s forced", op_name(op), bits, name);
         snprintf(kw, sizeof kw, "%u bits", bits);
         arm(e);
-        midint_status st = (op == MIDINT_OP_ADD ? midint_add_device : midint_sub_device)(
-            e->ctx, 2, bits, e->dbuf[DR], e->dbuf[DA], e->dbuf[DB], e->dbuf[DC], NULL);
+        midint_status st = device_call(op, e->ctx, 2, bits, e->dbuf[DR], e->dbuf[DA], e->dbuf[DB],
+                                       op_has_carry(op) ? e->dbuf[DC] : NULL);
         ok = expect(why, len, what, st, MIDINT_ERR_UNKNOWN_VARIANT, midint_last_error(e->ctx), KW(kw)) &&
              device_unchanged(e, what, why, len);
     }
@@ -868,7 +1049,7 @@ static int check_forced_too_small_device(env *e, const void *arg, midint_op op, 
 }
 
 /* A forced variant serves smaller sizes, is what midint_selected_variant reports, and leaves the other
- * operation alone; clearing it makes the larger size work again. */
+ * operation of its pair (add / sub, mul / mullo) alone; clearing it makes the larger size work again. */
 static int check_forced_variant_scope(env *e, const void *arg, midint_op op, char *why, size_t len)
 {
     (void)arg;
@@ -876,8 +1057,11 @@ static int check_forced_variant_scope(env *e, const void *arg, midint_op op, cha
     unsigned small;
     if (!force_smallest(e, op, &name, &small, why, len))
         return 0;
-    midint_op other = op == MIDINT_OP_ADD ? MIDINT_OP_SUB : MIDINT_OP_ADD;
-    int ok = run_positive(e, op, 64, AL_RA, 4, why, len);
+    static const midint_op partner[MIDINT_OP_COUNT_] = {
+        [MIDINT_OP_ADD] = MIDINT_OP_SUB, [MIDINT_OP_SUB] = MIDINT_OP_ADD,
+        [MIDINT_OP_MUL] = MIDINT_OP_MULLO, [MIDINT_OP_MULLO] = MIDINT_OP_MUL};
+    midint_op other = partner[op];
+    int ok = run_positive(e, op, 64, in_place_ok(op) ? AL_RA : AL_NONE, 4, why, len);
     const char *sel = ok ? midint_selected_variant(e->ctx, op, 64, 4) : NULL;
     if (ok && (!sel || strcmp(sel, name) != 0))
         ok = failf(why, len, "midint_selected_variant(%s, 64 bits) = %s with %s forced", op_name(op),
@@ -888,7 +1072,7 @@ static int check_forced_variant_scope(env *e, const void *arg, midint_op op, cha
     if (ok && st != MIDINT_OK)
         ok = failf(why, len, "midint_force_variant(ctx, NULL) returned %s", midint_status_name(st));
     if (ok) /* cleared: the larger size works again */
-        ok = run_positive(e, op, small + 32, AL_RB, 2, why, len);
+        ok = run_positive(e, op, small + 32, in_place_ok(op) ? AL_RB : AL_AB_SAME, 2, why, len);
     return ok;
 }
 
@@ -902,12 +1086,12 @@ typedef struct check {
     midint_op op;
 } check;
 
-static check checks[256];
+static check checks[512];
 static size_t ncheck;
 
 static void add_check(const char *name, check_fn fn, const void *arg, midint_op op)
 {
-    if (ncheck == sizeof checks / sizeof checks[0]) {
+    if (ncheck == NELEM(checks)) {
         fprintf(stderr, "api_errors: too many checks\n");
         exit(2);
     }
@@ -918,70 +1102,95 @@ static void add_check(const char *name, check_fn fn, const void *arg, midint_op 
     c->op = op;
 }
 
-static void build_list(void)
+/* Add "<op>_<suffix>" when op is in `ops`; with `borrow`, "carry" in a sub check's name becomes "borrow" (the
+ * error cases; the other names kept "carry" from the start, e.g. sub_carry_null_128). */
+static void add_op_check(midint_op op, unsigned ops, const char *suffix, check_fn fn, const void *arg, int borrow)
 {
+    if (!(ops & OP_BIT(op)))
+        return;
     char name[64];
-    add_check("last_error_empty_after_open", check_last_error_empty_after_open, NULL, MIDINT_OP_ADD);
-    add_check("last_error_empty_after_auto_open", check_last_error_empty_after_auto_open, NULL, MIDINT_OP_ADD);
-    add_check("open_null_ctx_pointer", check_open_null_ctx_pointer, NULL, MIDINT_OP_ADD);
-    add_check("open_unknown_backend", check_open_unknown_backend, NULL, MIDINT_OP_ADD);
-    add_check("open_unknown_backend_negative", check_open_unknown_backend_negative, NULL, MIDINT_OP_ADD);
-    add_check("open_no_device_9999", check_open_no_device, NULL, MIDINT_OP_ADD);
-    add_check("open_negative_device", check_open_negative_device, NULL, MIDINT_OP_ADD);
-    add_check("open_auto_negative_device", check_open_auto_negative_device, NULL, MIDINT_OP_ADD);
-    add_check("close_null", check_close_null, NULL, MIDINT_OP_ADD);
-    add_check("status_names", check_status_names, NULL, MIDINT_OP_ADD);
-    for (int o = 0; o < 2; o++) {
-        midint_op op = (midint_op)o;
-        for (size_t i = 0; i < sizeof host_cases / sizeof host_cases[0]; i++) {
-            const err_case *c = &host_cases[i];
-            snprintf(name, sizeof name, "%s_%s", op_name(op), c->name);
-            if (op == MIDINT_OP_SUB)
-                for (char *p = strstr(name, "carry"); p; p = strstr(p, "carry")) /* sub_overlap_borrow_... */
-                    memmove(p + 6, p + 5, strlen(p + 5) + 1), memcpy(p, "borrow", 6);
-            add_check(name, check_host_error, c, op);
+    snprintf(name, sizeof name, "%s_%s", op_name(op), suffix);
+    if (borrow && op == MIDINT_OP_SUB)
+        for (char *p = strstr(name, "carry"); p; p = strstr(p, "carry")) /* sub_overlap_borrow_... */
+            memmove(p + 6, p + 5, strlen(p + 5) + 1), memcpy(p, "borrow", 6);
+    add_check(name, fn, arg, op);
+}
+
+/* Checks of their own, run once (before and after the per-operation ones). */
+typedef struct plain_check {
+    const char *name;
+    check_fn fn;
+} plain_check;
+
+static const plain_check first_checks[] = {
+    {"last_error_empty_after_open", check_last_error_empty_after_open},
+    {"last_error_empty_after_auto_open", check_last_error_empty_after_auto_open},
+    {"open_null_ctx_pointer", check_open_null_ctx_pointer},
+    {"open_unknown_backend", check_open_unknown_backend},
+    {"open_unknown_backend_negative", check_open_unknown_backend_negative},
+    {"open_no_device_9999", check_open_no_device},
+    {"open_negative_device", check_open_negative_device},
+    {"open_auto_negative_device", check_open_auto_negative_device},
+    {"close_null", check_close_null},
+    {"status_names", check_status_names},
+};
+
+static const plain_check last_checks[] = {
+    {"force_variant_null_ctx", check_force_variant_null_ctx},
+    {"staging_bytes_0", check_staging_bytes_0},
+    {"staging_bytes_null_ctx", check_staging_bytes_null_ctx},
+    {"synchronize_null_ctx", check_synchronize_null_ctx},
+    {"buffer_alloc_zero_bytes", check_buffer_alloc_zero},
+    {"buffer_alloc_null_out", check_buffer_alloc_null},
+};
+
+/* Per-operation checks: one row each, named "<op>_<suffix>" for every operation in `ops`. */
+typedef struct op_check {
+    const char *suffix;
+    check_fn fn;
+    const void *arg;
+    unsigned ops;
+} op_check;
+
+static const int in_place_arg = 1; /* check_device_positive: r = a */
+
+static const op_check op_checks[] = {
+    {"staging_one_instance_per_chunk", check_staging_one_instance_chunks, NULL, OPS_ALL},
+    {"max_bits_null_ctx", check_max_bits_null_ctx, NULL, OPS_ALL},
+    {"selected_variant_bad_bits", check_selected_variant_bad_bits, NULL, OPS_ALL},
+    {"force_unknown_variant", check_force_unknown_variant, NULL, OPS_ALL},
+    {"force_other_backend_variant", check_force_other_backend_variant, NULL, OPS_ALL},
+    {"forced_variant_too_small", check_forced_too_small_host, NULL, OPS_ALL},
+    {"device_forced_variant_too_small", check_forced_too_small_device, NULL, OPS_ALL},
+    {"forced_variant_scope", check_forced_variant_scope, NULL, OPS_ALL},
+    {"device_separate_128", check_device_positive, NULL, OPS_ALL},
+    {"device_in_place_r_is_a_128", check_device_positive, &in_place_arg, OPS_IN_PLACE},
+};
+
+static void build_list(midint_backend backend)
+{
+    for (size_t i = 0; i < NELEM(first_checks); i++)
+        add_check(first_checks[i].name, first_checks[i].fn, NULL, MIDINT_OP_ADD);
+    for (int o = 0; o < MIDINT_OP_COUNT_; o++)
+        for (size_t i = 0; i < NELEM(host_cases); i++)
+            add_op_check((midint_op)o, host_cases[i].ops, host_cases[i].name, check_host_error, &host_cases[i], 1);
+    for (int o = 0; o < MIDINT_OP_COUNT_; o++)
+        for (size_t i = 0; i < NELEM(device_cases); i++) {
+            char suffix[64];
+            snprintf(suffix, sizeof suffix, "device_%s", device_cases[i].name);
+            add_op_check((midint_op)o, device_cases[i].ops, suffix, check_device_error, &device_cases[i], 1);
         }
+    for (int o = 0; o < MIDINT_OP_COUNT_; o++) {
+        for (size_t i = 0; i < NELEM(alias_cases); i++)
+            add_op_check((midint_op)o, alias_cases[i].ops, alias_cases[i].name, check_alias, &alias_cases[i], 0);
+        for (size_t i = 0; i < NELEM(op_checks); i++)
+            add_op_check((midint_op)o, op_checks[i].ops, op_checks[i].suffix, op_checks[i].fn, op_checks[i].arg, 0);
     }
-    for (int o = 0; o < 2; o++) {
-        midint_op op = (midint_op)o;
-        for (size_t i = 0; i < sizeof device_cases / sizeof device_cases[0]; i++) {
-            const err_case *c = &device_cases[i];
-            snprintf(name, sizeof name, "%s_device_%s", op_name(op), c->name);
-            if (op == MIDINT_OP_SUB)
-                for (char *p = strstr(name, "carry"); p; p = strstr(p, "carry"))
-                    memmove(p + 6, p + 5, strlen(p + 5) + 1), memcpy(p, "borrow", 6);
-            add_check(name, check_device_error, c, op);
-        }
-    }
-    for (int o = 0; o < 2; o++) {
-        midint_op op = (midint_op)o;
-        for (size_t i = 0; i < sizeof alias_cases / sizeof alias_cases[0]; i++) {
-            snprintf(name, sizeof name, "%s_%s", op_name(op), alias_cases[i].name);
-            add_check(name, check_alias, &alias_cases[i], op);
-        }
-        snprintf(name, sizeof name, "%s_staging_one_instance_per_chunk", op_name(op));
-        add_check(name, check_staging_one_instance_chunks, NULL, op);
-        snprintf(name, sizeof name, "%s_max_bits_null_ctx", op_name(op));
-        add_check(name, check_max_bits_null_ctx, NULL, op);
-        snprintf(name, sizeof name, "%s_selected_variant_bad_bits", op_name(op));
-        add_check(name, check_selected_variant_bad_bits, NULL, op);
-        snprintf(name, sizeof name, "%s_force_unknown_variant", op_name(op));
-        add_check(name, check_force_unknown_variant, NULL, op);
-        snprintf(name, sizeof name, "%s_force_other_backend_variant", op_name(op));
-        add_check(name, check_force_other_backend_variant, NULL, op);
-        snprintf(name, sizeof name, "%s_forced_variant_too_small", op_name(op));
-        add_check(name, check_forced_too_small_host, NULL, op);
-        snprintf(name, sizeof name, "%s_device_forced_variant_too_small", op_name(op));
-        add_check(name, check_forced_too_small_device, NULL, op);
-        snprintf(name, sizeof name, "%s_forced_variant_scope", op_name(op));
-        add_check(name, check_forced_variant_scope, NULL, op);
-    }
-    add_check("force_variant_null_ctx", check_force_variant_null_ctx, NULL, MIDINT_OP_ADD);
-    add_check("staging_bytes_0", check_staging_bytes_0, NULL, MIDINT_OP_ADD);
-    add_check("staging_bytes_null_ctx", check_staging_bytes_null_ctx, NULL, MIDINT_OP_ADD);
-    add_check("synchronize_null_ctx", check_synchronize_null_ctx, NULL, MIDINT_OP_ADD);
-    add_check("buffer_alloc_zero_bytes", check_buffer_alloc_zero, NULL, MIDINT_OP_ADD);
-    add_check("buffer_alloc_null_out", check_buffer_alloc_null, NULL, MIDINT_OP_ADD);
+    if (backend == MIDINT_BACKEND_OPENCL)
+        for (int o = 0; o < MIDINT_OP_COUNT_; o++)
+            add_op_check((midint_op)o, OPS_ALL, "device_r_too_small", check_device_r_too_small, NULL, 0);
+    for (size_t i = 0; i < NELEM(last_checks); i++)
+        add_check(last_checks[i].name, last_checks[i].fn, NULL, MIDINT_OP_ADD);
 }
 
 int main(int argc, char **argv)
@@ -1005,7 +1214,7 @@ int main(int argc, char **argv)
     }
     e.bname = e.backend == MIDINT_BACKEND_CUDA ? "cuda" : "opencl";
     e.other = e.backend == MIDINT_BACKEND_CUDA ? "opencl" : "cuda";
-    build_list();
+    build_list(e.backend);
     if (list) {
         for (size_t i = 0; i < ncheck; i++)
             printf("%s\n", checks[i].name);
@@ -1021,11 +1230,15 @@ int main(int argc, char **argv)
     const char *m = midint_last_error(e.ctx);
     snprintf(e.open_msg, sizeof e.open_msg, "%s", m ? m : "(null)");
 
-    /* device buffers for the device-path checks: room for count 1 at one word above the largest size */
-    unsigned maxb = midint_max_bits(e.ctx, MIDINT_OP_ADD) > midint_max_bits(e.ctx, MIDINT_OP_SUB)
-                        ? midint_max_bits(e.ctx, MIDINT_OP_ADD)
-                        : midint_max_bits(e.ctx, MIDINT_OP_SUB);
-    e.dwords = maxb / 32 + 64;
+    /* device buffers for the device-path checks: room for the result of count 1 at one word above the largest
+     * size of any operation (twice the operand for mul) */
+    size_t need = 0;
+    for (int o = 0; o < MIDINT_OP_COUNT_; o++) {
+        size_t w = result_words((midint_op)o, midint_max_bits(e.ctx, (midint_op)o) / 32 + 1);
+        if (w > need)
+            need = w;
+    }
+    e.dwords = need + 64;
     int have_dev = 1;
     for (int k = 0; k < 4 && have_dev; k++) {
         e.dhost[k] = malloc(e.dwords * 4);

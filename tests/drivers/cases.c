@@ -172,12 +172,10 @@ void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, u
     mpz_clears(x, y, z, NULL);
 }
 
-static const char *const op_names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
-
 int parse_op(const char *name)
 {
     for (int i = 0; i < MIDINT_OP_COUNT_; i++)
-        if (strcmp(name, op_names[i]) == 0)
+        if (strcmp(name, midint_op_name((midint_op)i)) == 0)
             return i;
     return -1;
 }
