@@ -150,8 +150,9 @@ void *midint_opencl_queue(const midint_context *ctx);
  * and size it can serve.
  *
  * Tuned tables (docs/tuning.md) are made by `make tune`.  midint_open loads one from MIDINT_TUNING (a file),
- * else from the default location for the device (MIDINT_TUNING_DIR, else the installed share/midint), and
- * falls back to the default rule when there is none or it does not match this device and registry. */
+ * else <device>.tune from MIDINT_TUNING_DIR, <libdir>/../share/midint (installed) or <libdir>/../tuning/tables
+ * (a build tree), and falls back to the default rule when there is none or it does not match this device and
+ * registry. */
 
 /* Load the tuned table at `path` (NULL: drop the loaded one).  A table made for another device or another
  * registry, or a malformed one (the message gives the line), is refused: MIDINT_ERR_INVALID_ARGUMENT, and the

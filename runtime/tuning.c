@@ -1,5 +1,6 @@
 /* tuning.c — tuned dispatch tables: parse, check against the device and registry, look up a call. */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,28 +182,53 @@ static void default_path(const midint_context *ctx, const char *dir, char *out, 
     while (k && slug[k - 1] == '-')
         k--;
     slug[k] = '\0';
-    snprintf(out, len, "%s/%s.tune", dir, slug);
+    snprintf(out, len, "%.500s/%.200s.tune", dir, slug);
 }
 
-#ifndef MIDINT_DATADIR
-#define MIDINT_DATADIR "/usr/local/share/midint"
-#endif
+/* The folders searched for <device>.tune when MIDINT_TUNING is not set, relative to where this library
+ * lies (found at run time, so an installed copy needs no compiled-in prefix): MIDINT_TUNING_DIR, then
+ * <libdir>/../share/midint (make install), then <libdir>/../tuning/tables (a build tree). */
+static int find_default_table(const midint_context *ctx, char *path, size_t len)
+{
+    char libdir[400] = "";
+    Dl_info info;
+    if (dladdr((void *)midint_tuning_init, &info) && info.dli_fname) {
+        snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
+        char *slash = strrchr(libdir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(libdir, sizeof libdir, ".");
+    }
+    const char *env = getenv("MIDINT_TUNING_DIR");
+    char dirs[3][512];
+    size_t ndirs = 0;
+    if (env && *env)
+        snprintf(dirs[ndirs++], sizeof dirs[0], "%s", env);
+    if (libdir[0]) {
+        snprintf(dirs[ndirs++], sizeof dirs[0], "%s/../share/midint", libdir);
+        snprintf(dirs[ndirs++], sizeof dirs[0], "%s/../tuning/tables", libdir);
+    }
+    for (size_t i = 0; i < ndirs; i++) {
+        default_path(ctx, dirs[i], path, len);
+        FILE *probe = fopen(path, "r");
+        if (probe) {
+            fclose(probe);
+            return 1;
+        }
+    }
+    return 0;
+}
 
 void midint_tuning_init(midint_context *ctx)
 {
-    char path[600], why[MIDINT_MSG_LEN - 64];
+    char path[1024], why[MIDINT_MSG_LEN - 64];
     const char *env = getenv("MIDINT_TUNING");
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
-    } else {
-        const char *dir = getenv("MIDINT_TUNING_DIR");
-        default_path(ctx, dir && *dir ? dir : MIDINT_DATADIR, path, sizeof path);
-        FILE *probe = fopen(path, "r");
-        if (!probe) { /* no table for this device: the default rule, silently */
-            set_status(ctx, NULL);
-            return;
-        }
-        fclose(probe);
+    } else if (!find_default_table(ctx, path, sizeof path)) { /* no table for this device: the default rule */
+        set_status(ctx, NULL);
+        return;
     }
     if (parse_table(ctx, path, &ctx->tuning, why, sizeof why))
         set_status(ctx, path);
