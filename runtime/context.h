@@ -85,7 +85,8 @@ void midint_tuning_init(midint_context *ctx);
 void midint_tuning_free(struct midint_tuning *t);
 const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op op, uint32_t n, size_t count);
 
-/* Launch geometry for v at n words and `count` instances. */
-void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, midint_launch *l);
+/* The launch of v on these buffers at n words and `count` instances: geometry and arguments. */
+void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, void *r, const void *a, const void *b,
+                        void *aux, int vec, midint_launch *l);
 
 #endif

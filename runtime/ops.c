@@ -155,12 +155,7 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
         size_t m = c->count - done < chunk ? c->count - done : chunk;
         size_t off = done * n, bytes = m * n * 4;
         midint_launch l;
-        midint_plan_launch(v, n, m, &l);
-        l.r = dr;
-        l.a = da;
-        l.b = db;
-        l.aux = c->aux ? dc : NULL;
-        l.vec = n % 4 == 0;
+        midint_plan_launch(v, n, m, dr, da, db, c->aux ? dc : NULL, n % 4 == 0, &l);
         /* r is written only after the chunk's inputs were read, so in-place host calls are safe */
         if ((st = ops->upload(ctx, da, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
             (st = ops->upload(ctx, db, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
@@ -182,12 +177,9 @@ static midint_status run_device(midint_context *ctx, const call *c, void *stream
         return st;
     uint32_t n = c->bits / 32;
     midint_launch l;
-    midint_plan_launch(v, n, c->count, &l);
-    l.r = c->r;
-    l.a = c->a;
-    l.b = c->b;
-    l.aux = c->aux;
-    l.vec = n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) && ctx->ops->aligned16(c->b);
+    midint_plan_launch(v, n, c->count, c->r, c->a, c->b, c->aux,
+                       n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
+                           ctx->ops->aligned16(c->b), &l);
     if ((st = ctx->ops->launch(ctx, v, &l, stream)) != MIDINT_OK)
         return st;
     return spoil_if_planted(ctx, v, c->r, stream);

@@ -28,8 +28,14 @@ int midint_variant_serves(const midint_variant *v, midint_op op, midint_backend 
     return v->op == op && v->backend == backend && n >= 1 && n <= v->bits / 32;
 }
 
-void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, midint_launch *l)
+void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, void *r, const void *a, const void *b,
+                        void *aux, int vec, midint_launch *l)
 {
+    l->r = r;
+    l->a = a;
+    l->b = b;
+    l->aux = aux;
+    l->vec = (uint32_t)vec;
     /* The block size is fixed per kernel; a smaller instance needs fewer threads, so more fit a block. */
     l->n = n;
     l->ti = midint_variant_threads_per_instance(v, n);

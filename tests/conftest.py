@@ -39,9 +39,8 @@ def probe(backend):
         if not CHECK_BATCH.exists():
             _probe_cache[backend] = (-1, f"{CHECK_BATCH} is missing: run `make` first")
         else:
-            env = {k: v for k, v in os.environ.items() if k != "MIDINT_VARIANT"}
             p = subprocess.run([str(CHECK_BATCH), "--backend", backend, "--probe"], capture_output=True, text=True,
-                               timeout=120, env=env)
+                               timeout=120, env=driver_env())
             _probe_cache[backend] = (p.returncode, p.stdout.strip() or p.stderr.strip())
     return _probe_cache[backend]
 
@@ -65,10 +64,20 @@ def require_backend(backend):
 TEST_ENV = {"MIDINT_OPENCL_OPTIONS": os.environ.get("MIDINT_OPENCL_OPTIONS", "-cl-opt-disable")}
 
 
+# Variables that steer dispatch; a test sets the ones it means, the caller's shell never leaks in.
+STEERING = ("MIDINT_VARIANT", "MIDINT_TUNING", "MIDINT_TUNING_DIR", "MIDINT_TEST_CORRUPT")
+
+
+def driver_env(**extra):
+    """The environment for a driver or tool: the caller's, less its steering variables, plus TEST_ENV and `extra`."""
+    base = {k: v for k, v in os.environ.items() if k not in STEERING}
+    return {**base, **TEST_ENV, **extra}
+
+
 def run_driver(args, cases, env=None, timeout=900):
     """Run check_batch with `cases` (lines) on stdin; returns the CompletedProcess."""
     assert CHECK_BATCH.exists(), f"{CHECK_BATCH} is missing: run `make` first"
-    full_env = {**os.environ, **TEST_ENV, **(env or {})}
+    full_env = driver_env(**(env or {}))
     return subprocess.run([str(CHECK_BATCH), *args], input="\n".join(cases) + "\n", capture_output=True, text=True,
                           timeout=timeout, env=full_env)
 

@@ -1,11 +1,10 @@
 """Bad input to the C API (NULLs, sizes, overlap, variants, open) per backend: runs build/tests/api_errors."""
 
-import os
 import subprocess
 
 import pytest
 
-from conftest import BACKENDS, BUILD, ROOT, TEST_ENV, require_backend
+from conftest import BACKENDS, BUILD, ROOT, driver_env, require_backend
 
 DRIVER = BUILD / "tests" / "api_errors"
 # the driver lists about 200 checks (some 40 to 50 per operation: add, sub, mul, mullo); fewer than this
@@ -33,13 +32,6 @@ REQUIRED = (
 )
 
 
-def _env():
-    """The caller's environment without MIDINT_VARIANT, which would change (or break) dispatch."""
-    env = dict(os.environ, **TEST_ENV)
-    env.pop("MIDINT_VARIANT", None)
-    return env
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_api_errors(backend):
     if not DRIVER.exists():
@@ -56,7 +48,7 @@ def test_api_errors(backend):
     assert not missing_required, f"api_errors no longer has these checks: {', '.join(missing_required)}"
 
     p = subprocess.run([str(DRIVER), "--backend", backend], capture_output=True, text=True, timeout=600,
-                       env=_env(), cwd=ROOT)
+                       env=driver_env(), cwd=ROOT)
     assert p.returncode != 2, f"api_errors could not open a {backend} context: {p.stderr.strip()}"
 
     results, problems = {}, []

@@ -1,30 +1,21 @@
 """Tuned tables: the loader's checks and messages, and the tuner on PoCL (planted wrong variant, atomic write)."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 
-from conftest import BUILD, ROOT, TEST_ENV, read_variants, require_backend
+from conftest import BUILD, ROOT, driver_env, read_variants, require_backend
 
 MEASURE = BUILD / "tuning" / "measure"
 TUNE = [sys.executable, str(ROOT / "tuning" / "tune.py"), "--backend", "opencl", "--reps", "2", "--words", "8192"]
-
-
-def env(**extra):
-    e = {**os.environ, **TEST_ENV, **extra}
-    for k in ("MIDINT_VARIANT", "MIDINT_TUNING", "MIDINT_TUNING_DIR", "MIDINT_TEST_CORRUPT"):
-        if k not in extra:
-            e.pop(k, None)
-    return e
 
 
 def measure(commands, **extra):
     """Header dict and answer lines of the measuring tool on the OpenCL backend."""
     assert MEASURE.exists(), f"{MEASURE} is missing: run `make` first"
     p = subprocess.run([str(MEASURE), "--backend", "opencl"], input="\n".join(commands) + "\n", text=True,
-                       capture_output=True, env=env(**extra), timeout=600)
+                       capture_output=True, env=driver_env(**extra), timeout=600)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     header = dict(line.split(" ", 1) for line in lines[:3])
@@ -113,7 +104,7 @@ def test_default_location_per_device(ident, tmp_path):
 
 
 def run_tune(*args, **extra):
-    return subprocess.run([*TUNE, *args], capture_output=True, text=True, env=env(**extra), timeout=900)
+    return subprocess.run([*TUNE, *args], capture_output=True, text=True, env=driver_env(**extra), timeout=900)
 
 
 def test_tuner_rejects_planted_wrong_variant_and_table_is_used(ident, tmp_path):

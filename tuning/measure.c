@@ -80,12 +80,7 @@ static midint_status enqueue_op(void *p)
 {
     launch_arg *l = p;
     batch *b = l->b;
-    switch (l->op) {
-    case MIDINT_OP_ADD: return midint_add_device(l->ctx, b->count, b->bits, b->dr, b->da, b->db, b->dc, NULL);
-    case MIDINT_OP_SUB: return midint_sub_device(l->ctx, b->count, b->bits, b->dr, b->da, b->db, b->dc, NULL);
-    case MIDINT_OP_MUL: return midint_mul_device(l->ctx, b->count, b->bits, b->dr, b->da, b->db, NULL);
-    default: return midint_mullo_device(l->ctx, b->count, b->bits, b->dr, b->da, b->db, NULL);
-    }
+    return device_call(l->op, l->ctx, b->count, b->bits, b->dr, b->da, b->db, b->dc);
 }
 
 /* Compare 257 instances spread over the batch (or all) with GMP. */

@@ -59,30 +59,6 @@ static const char *op_name(midint_op op)
 static const char *aux_name(midint_op op) { return op == MIDINT_OP_SUB ? "borrow" : "carry"; }
 static int in_place_ok(midint_op op) { return (OP_BIT(op) & OPS_IN_PLACE) != 0; }
 
-/* The host entry point of op; carry goes to add / sub only. */
-static midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
-                               const uint32_t *a, const uint32_t *b, uint32_t *carry)
-{
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add(ctx, count, bits, r, a, b, carry);
-    case MIDINT_OP_SUB: return midint_sub(ctx, count, bits, r, a, b, carry);
-    case MIDINT_OP_MUL: return midint_mul(ctx, count, bits, r, a, b);
-    default: return midint_mullo(ctx, count, bits, r, a, b);
-    }
-}
-
-/* The device entry point of op (default stream); carry goes to add / sub only. */
-static midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r,
-                                 const void *a, const void *b, void *carry)
-{
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add_device(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_SUB: return midint_sub_device(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_MUL: return midint_mul_device(ctx, count, bits, r, a, b, NULL);
-    default: return midint_mullo_device(ctx, count, bits, r, a, b, NULL);
-    }
-}
-
 static int failf(char *why, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

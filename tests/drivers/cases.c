@@ -189,3 +189,25 @@ int op_has_carry(midint_op op)
 {
     return op == MIDINT_OP_ADD || op == MIDINT_OP_SUB;
 }
+
+midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
+                        const uint32_t *a, const uint32_t *b, uint32_t *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add(ctx, count, bits, r, a, b, carry);
+    case MIDINT_OP_SUB: return midint_sub(ctx, count, bits, r, a, b, carry);
+    case MIDINT_OP_MUL: return midint_mul(ctx, count, bits, r, a, b);
+    default: return midint_mullo(ctx, count, bits, r, a, b);
+    }
+}
+
+midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                          const void *b, void *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add_device(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_SUB: return midint_sub_device(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_MUL: return midint_mul_device(ctx, count, bits, r, a, b, NULL);
+    default: return midint_mullo_device(ctx, count, bits, r, a, b, NULL);
+    }
+}

@@ -25,6 +25,12 @@ void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, u
 /* Parse an operation name ("add", "sub", "mul", "mullo"); -1 if unknown. */
 int parse_op(const char *name);
 
+/* The host / device entry point of op (device: default stream); carry goes to add and sub only. */
+midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
+                        const uint32_t *a, const uint32_t *b, uint32_t *carry);
+midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
+                          const void *b, void *carry);
+
 /* Result words per instance (2n for the full product), and whether the op has a carry/borrow output. */
 unsigned result_words(midint_op op, unsigned n);
 int op_has_carry(midint_op op);

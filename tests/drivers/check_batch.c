@@ -22,28 +22,6 @@ typedef struct test_case {
     uint64_t seed;
 } test_case;
 
-static midint_status call_host(midint_context *ctx, midint_op op, const test_case *c, uint32_t *r,
-                               const uint32_t *a, const uint32_t *b, uint32_t *carry)
-{
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add(ctx, c->count, c->bits, r, a, b, carry);
-    case MIDINT_OP_SUB: return midint_sub(ctx, c->count, c->bits, r, a, b, carry);
-    case MIDINT_OP_MUL: return midint_mul(ctx, c->count, c->bits, r, a, b);
-    default: return midint_mullo(ctx, c->count, c->bits, r, a, b);
-    }
-}
-
-static midint_status launch_device(midint_context *ctx, midint_op op, const test_case *c, void *r, const void *a,
-                                   const void *b, void *carry)
-{
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add_device(ctx, c->count, c->bits, r, a, b, carry, NULL);
-    case MIDINT_OP_SUB: return midint_sub_device(ctx, c->count, c->bits, r, a, b, carry, NULL);
-    case MIDINT_OP_MUL: return midint_mul_device(ctx, c->count, c->bits, r, a, b, NULL);
-    default: return midint_mullo_device(ctx, c->count, c->bits, r, a, b, NULL);
-    }
-}
-
 /* The same call through device buffers: write the inputs, run, read back. Aliases map to one buffer. */
 static midint_status call_device(midint_context *ctx, midint_op op, const test_case *c, uint32_t *r,
                                  const uint32_t *a, const uint32_t *b, uint32_t *carry)
@@ -68,7 +46,7 @@ static midint_status call_device(midint_context *ctx, midint_op op, const test_c
     if (st == MIDINT_OK && carry)
         st = midint_buffer_write(ctx, dc, carry, c->count * 4);
     if (st == MIDINT_OK)
-        st = launch_device(ctx, op, c, bufr, da, bufb, dc);
+        st = device_call(op, ctx, c->count, c->bits, bufr, da, bufb, dc);
     if (st == MIDINT_OK)
         st = midint_synchronize(ctx, NULL);
     if (st == MIDINT_OK)
@@ -132,7 +110,7 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     }
     uint32_t *pc = has_carry ? carry : NULL;
     midint_status st = strcmp(c->api, "device") == 0 ? call_device(ctx, (midint_op)op, c, pr, pa, pb, pc)
-                                                     : call_host(ctx, (midint_op)op, c, pr, pa, pb, pc);
+                                                     : host_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
     if (st != MIDINT_OK) {
         snprintf(why, whylen, "%s: %s", midint_status_name(st), midint_last_error(ctx));
         goto done;
