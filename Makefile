@@ -6,7 +6,8 @@
 #   make example                    build and run the example (GPU when present, else OpenCL/PoCL)
 #   make install PREFIX=/usr/local  install the library, header and pkg-config file
 #
-# Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1.
+# Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1,
+# GENFLAGS (extra generator options for `make gen`, e.g. --keep-pruned ntt_32bit_digits).
 
 PYTHON    ?= python3
 CC        ?= cc
@@ -31,7 +32,7 @@ NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
 LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c \
-               runtime/backends.c runtime/tuning.c
+               runtime/backends.c runtime/tuning.c runtime/ntt_tables.c
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -63,7 +64,7 @@ all: generated/.stamp
 
 # `make gen` regenerates with SIZES (default sizes when SIZES is not given).
 gen:
-	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES))
+	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES)) $(GENFLAGS)
 	@touch generated/.stamp
 
 # Templates or generator changed: regenerate with the sizes of the last `make gen`.

@@ -16,6 +16,8 @@ def main(argv=None) -> int:
                    help="comma-separated sizes in bits (multiples of 32); default 2^9..2^18")
     p.add_argument("--ops", default=",".join(OPS), help=f"operations to generate (default {','.join(OPS)})")
     p.add_argument("--out", default="generated", help="output folder (default generated)")
+    p.add_argument("--keep-pruned", default="", metavar="NAMES",
+                   help="comma-separated prune constraints to ignore (generates what they would remove)")
     p.add_argument("--list", action="store_true", help="print the variant names and write nothing")
     p.add_argument("--parse", metavar="NAME", help="print the fields of a variant name and exit")
     args = p.parse_args(argv)
@@ -25,7 +27,8 @@ def main(argv=None) -> int:
             print(parse_name(args.parse))
             return 0
         sizes = parse_sizes(args.sizes)
-        variants = plan(sizes, ops=[o for o in args.ops.split(",") if o], backends=BACKENDS)
+        variants = plan(sizes, ops=[o for o in args.ops.split(",") if o], backends=BACKENDS,
+                        keep_pruned=tuple(n for n in args.keep_pruned.split(",") if n))
     except (PlanError, VariantNameError) as e:
         print(f"generator: {e}", file=sys.stderr)
         return 2

@@ -33,10 +33,11 @@ def parse_sizes(text: str) -> list[int]:
     return sorted(set(sizes))
 
 
-def variants_for(op: str, bits: int, backend: str) -> list:
+def variants_for(op: str, bits: int, backend: str, keep_pruned=()) -> list:
     """The variants generated for one (op, bits, backend); PlanError if there are none.
     Prune constraints only thin out a size's variants: when they would remove all of them (tiny sizes),
-    the legal variants breaking the fewest prune constraints are kept, so every size that can work does."""
+    the legal variants breaking the fewest prune constraints are kept, so every size that can work does.
+    Prune constraints named in `keep_pruned` are ignored (to generate, e.g. for testing, what they remove)."""
     legal, rejected = [], Counter()
     for v in candidates(op, bits, backend):
         c = failed_constraint(v, kinds=("legal",))
@@ -45,7 +46,8 @@ def variants_for(op: str, bits: int, backend: str) -> list:
         else:
             rejected[c.name] += 1
     if legal:
-        pruned = {v: sum(not c.holds(v) for c in constraints_for(v) if c.kind == "prune") for v in legal}
+        pruned = {v: sum(not c.holds(v) for c in constraints_for(v) if c.kind == "prune" and c.name not in keep_pruned)
+                  for v in legal}
         fewest = min(pruned.values())
         return [v for v in legal if pruned[v] == fewest]
     rules = {c.name: c.rule for c in ALL_CONSTRAINTS}
@@ -53,7 +55,7 @@ def variants_for(op: str, bits: int, backend: str) -> list:
     raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large for one block): {why}")
 
 
-def plan(sizes, ops=None, backends=BACKENDS) -> list:
+def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=()) -> list:
     """All variants for the request, in a stable order (op, bits, backend, limb, q, ipb)."""
     ops = list(ops or OPS)
     for op in ops:
@@ -62,9 +64,13 @@ def plan(sizes, ops=None, backends=BACKENDS) -> list:
     for b in backends:
         if b not in BACKENDS:
             raise PlanError(f"unknown backend '{b}'; known: {', '.join(BACKENDS)}")
+    known = {c.name for c in ALL_CONSTRAINTS if c.kind == "prune"}
+    for name in keep_pruned:
+        if name not in known:
+            raise PlanError(f"--keep-pruned: '{name}' is not a prune constraint; known: {', '.join(sorted(known))}")
     out = []
     for op in ops:
         for bits in sizes:
             for backend in backends:
-                out.extend(variants_for(op, bits, backend))
+                out.extend(variants_for(op, bits, backend, keep_pruned))
     return out

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
+from . import ntt, ntt_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -38,6 +39,10 @@ class OpFamily:
     extra_shared_words: Callable[[Variant], int] = lambda v: 0   # per block, beyond the two staged operands
     constraints: tuple[Constraint, ...] = ()
     multi_instance_blocks: tuple[int, ...] = (128, 256)         # block sizes generated when IPB > 1
+    ntts: tuple = (None,)            # NTT (prime set, digit bits) choices; (None,) for other algorithms
+    # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
+    shared_words: Callable[[Variant], int] | None = None
+    render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
 
 
 def padded_words(words: int) -> int:
@@ -106,8 +111,58 @@ MUL = OpFamily(
     multi_instance_blocks=(128,),   # H200: 128-thread blocks were the fastest multi-instance blocks at every size
 )
 
-FAMILIES = (ADDSUB, MUL)
-OPS = {op: fam for fam in FAMILIES for op in fam.ops}
+# NTT multiplication (generator/ntt.py for the primes, ntt_plan.py for the kernel layout). Q is the number of
+# transform elements a thread holds (the radix of its passes); the limb is the 32-bit prime word.
+NTT_MIN_BITS = 4096
+
+
+def _ntt_prime_set_is_smallest(v: Variant) -> bool:
+    smaller = [s for s in ntt.PRIME_SET_SIZES if s < v.ntt[0]]
+    return not any(ntt.bound_holds(v.bits, s, v.ntt[1]) for s in smaller)
+
+
+NTT = OpFamily(
+    ops=("mul", "mullo"),
+    template="kernel_ntt.j2",
+    limbs=("u32",),
+    qs=(16, 32),
+    ipbs=(1, 2, 4, 8, 16),
+    ntts=tuple((s, b) for s in ntt.PRIME_SET_SIZES for b in ntt.DIGIT_BITS),
+    shared_words=ntt_plan.shared_words,
+    render_context=lambda v: {"nt": ntt_plan.plan(v)},
+    # H200: 256-thread blocks of several instances ran 5-13% below one instance per block at 16384..65536 bits
+    multi_instance_blocks=(64,),
+    constraints=(
+        Constraint("ntt_bound", "exactness: m (2^b - 1)^2 < P, the product of the primes (m digits of b bits)",
+                   lambda v: ntt.bound_holds(v.bits, *v.ntt)),
+        Constraint("ntt_two_passes", "the transform is longer than Q elements (at least two passes)",
+                   lambda v: ntt.transform_length(v.bits, v.ntt[1]) >= 2 * v.q),
+        Constraint("ntt_table", f"the transform has at most {ntt_plan.TABLE_LENGTH} points (the twiddle tables)",
+                   lambda v: ntt.transform_length(v.bits, v.ntt[1]) <= ntt_plan.TABLE_LENGTH),
+        Constraint("ntt_whole_warps", "IPB x threads per instance is a multiple of 32 (no idle lanes)",
+                   lambda v: v.ipb * v.threads_per_instance % WARP == 0),
+        Constraint("ntt_sum_words", "a thread sums at least 2 result words (its chunk then carries at most 1)",
+                   lambda v: ntt_plan.words_per_thread(v) >= 2),
+        Constraint("ntt_fewest_primes", "the prime set is the smallest that meets the bound for its digit size "
+                   "(a larger one only adds transforms)", _ntt_prime_set_is_smallest, "prune"),
+        Constraint("ntt_32bit_digits", "digits are 32 bits (H200: 16-bit digits with two primes ran at 55-80% "
+                   "of 32-bit digits with three primes at every size from 4096 to 131072 bits)",
+                   lambda v: v.ntt[1] == 32, "prune"),
+        Constraint("ntt_min_bits", f"at least {NTT_MIN_BITS} bits (below, classical multiplication does fewer "
+                   "operations than three transforms per prime)", lambda v: v.bits >= NTT_MIN_BITS, "prune"),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT)
+OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
+
+
+def family_of(v: Variant) -> OpFamily | None:
+    """The family that generates v: its operation, and NTT or not."""
+    for fam in OPS.get(v.op, ()):
+        if (v.ntt is None) == (fam.ntts == (None,)):
+            return fam
+    return None
 
 
 # ---- resource model (one formula, used by constraints, the registry and the templates) ----
@@ -115,16 +170,19 @@ def shared_bytes(v: Variant) -> int:
     """Dynamic local memory of one block: two staged operands (the product reuses them), the family's own
     needs, and scratch for the carry scan (32 warp totals, and on OpenCL one word per thread to emulate warp
     shuffles)."""
-    staged = 2 * padded_words(v.block * v.chunk_words)
     scratch = WARP + (v.block if v.backend == "opencl" else 0)
-    extra = OPS[v.op].extra_shared_words(v) if v.op in OPS else 0
+    fam = family_of(v)
+    if fam is not None and fam.shared_words is not None:
+        return 4 * (fam.shared_words(v) + scratch)
+    staged = 2 * padded_words(v.block * v.chunk_words)
+    extra = fam.extra_shared_words(v) if fam is not None else 0
     return 4 * (staged + extra + scratch)
 
 
 CONSTRAINTS = (
     Constraint("bits_multiple_of_32", "bits is a positive multiple of 32",
                lambda v: v.bits > 0 and v.bits % 32 == 0),
-    Constraint("known_op", "the operation is generated", lambda v: v.op in OPS),
+    Constraint("known_op", "the operation is generated (with this algorithm)", lambda v: family_of(v) is not None),
     Constraint("known_limb", f"limb type is one of {', '.join(LIMB_WORDS)}",
                lambda v: v.limb in LIMB_WORDS),
     Constraint("known_backend", f"backend is one of {', '.join(BACKENDS)}",
@@ -145,7 +203,7 @@ CONSTRAINTS = (
                lambda v: v.block >= MIN_BLOCK, "prune"),
     Constraint("multi_instance_block", "a block of several instances has one of its family's multi-instance "
                "block sizes (smaller blocks cap occupancy, larger ones gain nothing)",
-               lambda v: v.ipb == 1 or v.block in OPS[v.op].multi_instance_blocks, "prune"),
+               lambda v: v.ipb == 1 or v.block in family_of(v).multi_instance_blocks, "prune"),
 )
 
 
@@ -154,7 +212,8 @@ ALL_CONSTRAINTS = CONSTRAINTS + tuple(c for fam in FAMILIES for c in fam.constra
 
 def constraints_for(v: Variant) -> tuple[Constraint, ...]:
     """The common constraints, then those of v's operation family."""
-    return CONSTRAINTS + (OPS[v.op].constraints if v.op in OPS else ())
+    fam = family_of(v)
+    return CONSTRAINTS + (fam.constraints if fam is not None else ())
 
 
 def failed_constraint(v: Variant, kinds=("legal", "prune")) -> Constraint | None:
@@ -168,8 +227,9 @@ def failed_constraint(v: Variant, kinds=("legal", "prune")) -> Constraint | None
 
 def candidates(op: str, bits: int, backend: str):
     """Every point of the space for (op, bits, backend), legal or not."""
-    fam = OPS[op]
-    for limb in fam.limbs:
-        for q in fam.qs:
-            for ipb in fam.ipbs:
-                yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend)
+    for fam in OPS[op]:
+        for limb in fam.limbs:
+            for q in fam.qs:
+                for ipb in fam.ipbs:
+                    for choice in fam.ntts:
+                        yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend, ntt=choice)

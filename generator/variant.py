@@ -3,6 +3,8 @@
 from dataclasses import dataclass, replace
 import re
 
+from .ntt import transform_length
+
 # Limb types: name -> 32-bit words per limb.
 LIMB_WORDS = {"u32": 1, "u64": 2}
 
@@ -43,6 +45,9 @@ class Variant:
 
     @property
     def threads_per_instance(self) -> int:
+        """Classical: the words / Q chunks. NTT: the transform length / Q elements per thread."""
+        if self.ntt is not None:
+            return transform_length(self.bits, self.ntt[1]) // self.q
         return -(-self.words // self.chunk_words)
 
     @property
