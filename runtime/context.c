@@ -76,6 +76,8 @@ void midint_close(midint_context *ctx)
     if (!ctx)
         return;
     if (ctx->ops) {
+        if (ctx->ntt_table)
+            ctx->ops->free(ctx, ctx->ntt_table);
         for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)
             if (ctx->stage[i].buf)
                 ctx->ops->free(ctx, ctx->stage[i].buf);

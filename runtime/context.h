@@ -55,6 +55,7 @@ struct midint_context {
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
     midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
+    void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
@@ -84,6 +85,9 @@ midint_status midint_dispatch_init(midint_context *ctx);
 void midint_tuning_init(midint_context *ctx);
 void midint_tuning_free(struct midint_tuning *t);
 const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op op, uint32_t n, size_t count);
+
+/* The device buffer of NTT twiddle tables, made and uploaded on first use; on failure the message is set. */
+midint_status midint_ntt_table(midint_context *ctx, void **out);
 
 /* The launch of v on these buffers at n words and `count` instances: geometry and arguments. */
 void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, void *r, const void *a, const void *b,

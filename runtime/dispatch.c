@@ -70,35 +70,65 @@ midint_status midint_force_variant(midint_context *ctx, const char *name)
 /* ---- level 2: the tuned table for this device (tuning.c) ---- */
 
 /* ---- level 3: the default rule ----
- * Among the variants that serve the call, take those of the smallest generated size (fewest idle
- * threads), then the lowest cost below: distance (in doublings) from the preferred words per thread and
- * threads per block, a limb-type preference, and the fraction of threads left idle at this size.
+ * First the algorithm: NTT variants above an operation's crossover size, classical ones at or below it (when
+ * the device can run none of the preferred kind, the other). Among those that serve the call, take the
+ * variants of the smallest generated size (fewest idle threads), then the lowest cost below: distance (in
+ * doublings) from the preferred words (NTT: elements) per thread and threads per block, a limb-type
+ * preference, and the fraction of threads left idle at this size.
  * The preferences are data, set from measurements (docs/dispatch.md, tuning/RESULTS.md): for add/sub on
  * an H200 every variant with 16 words per thread ran within 1.5% of the best at each size 2^9..2^18 and
  * u32 limbs beat u64 at 2^18 bits; for the multiplications regions of 8 u64 limbs in 128-thread blocks
- * were fastest or within 8% at every size. */
+ * were fastest or within 8% at every size; NTT multiplication overtook classical at 4096 bits (mul) and
+ * 8192 bits (mullo), with 16 elements per thread fastest or within 4%. */
 typedef struct default_rule {
     double chunk_words;    /* preferred words per thread */
     double block;          /* preferred threads per block */
     double limb_words;     /* preferred limb (1: u32, 2: u64) */
     double w_chunk, w_block, w_limb, w_idle;
+    uint32_t ntt_above_bits; /* NTT variants above this size, classical at or below; 0: never NTT */
+    double ntt_q;            /* preferred transform elements per thread */
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0},
-    /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0},
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0},
+    /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
+     * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
+     * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
+     * every size it serves while classical cost falls with the square of the size, so below the generated
+     * size classical still wins down to 4096 sqrt(128.3/171.6) = 3542 bits (mul) and 8192 sqrt(86.2/100.9)
+     * = 7572 bits (mullo). */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16},
 };
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
 {
-    double chunk = v->q * v->limb_words;
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
+    if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */
+        return rule->w_chunk * fabs(log2(v->q / rule->ntt_q)) + rule->w_idle * idle;
+    double chunk = v->q * v->limb_words;
     return rule->w_chunk * fabs(log2(chunk / rule->chunk_words)) + rule->w_block * fabs(log2(v->block / rule->block)) +
            rule->w_limb * (v->limb_words != rule->limb_words) + rule->w_idle * idle;
+}
+
+/* The default rule's choice among the variants of the wanted algorithm (ntt: 1 NTT, 0 classical), or NULL. */
+static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, int ntt)
+{
+    const midint_variant *best = NULL;
+    double best_cost = 0;
+    for (size_t i = 0; i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || (v->ntt_primes != 0) != ntt)
+            continue;
+        double cost = default_cost(&default_rules[op], v, n);
+        if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
+            best = v;
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
@@ -125,18 +155,11 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         return MIDINT_OK;
     }
 
-    const midint_variant *best = NULL;
-    double best_cost = 0;
-    for (size_t i = 0; i < midint_registry_size; i++) {
-        const midint_variant *v = &midint_registry[i];
-        if (!midint_variant_serves(v, op, be, n) || !midint_variant_fits(ctx, v))
-            continue;
-        double cost = default_cost(&default_rules[op], v, n);
-        if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
-            best = v;
-            best_cost = cost;
-        }
-    }
+    const default_rule *rule = &default_rules[op];
+    int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
+    const midint_variant *best = default_choice(ctx, op, n, want_ntt);
+    if (!best)
+        best = default_choice(ctx, op, n, !want_ntt);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
                            ctx->ops->name, midint_op_name(op), 32u * n);

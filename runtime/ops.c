@@ -117,12 +117,16 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
-/* What both paths do first: check the arguments, then choose the variant. */
+/* What both paths do first: check the arguments, choose the variant, and make what its kernel reads besides
+ * the operands: NTT kernels take the twiddle tables in the aux argument (the multiplications have no carry). */
 static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
-                                const midint_variant **v)
+                                const midint_variant **v, void **tables)
 {
     midint_status st = check_call(ctx, c, fn, device_handles);
     if (st == MIDINT_OK && (st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, v)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    *tables = NULL;
+    if (st == MIDINT_OK && (*v)->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     return st;
 }
@@ -131,7 +135,8 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
 {
     const op_desc *d = &op_descs[c->op];
     const midint_variant *v = NULL;
-    midint_status st = begin_call(ctx, c, fn, 0, &v);
+    void *tables = NULL;
+    midint_status st = begin_call(ctx, c, fn, 0, &v, &tables);
     if (st != MIDINT_OK)
         return st;
     uint32_t n = c->bits / 32;
@@ -155,7 +160,7 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
         size_t m = c->count - done < chunk ? c->count - done : chunk;
         size_t off = done * n, bytes = m * n * 4;
         midint_launch l;
-        midint_plan_launch(v, n, m, dr, da, db, c->aux ? dc : NULL, n % 4 == 0, &l);
+        midint_plan_launch(v, n, m, dr, da, db, c->aux ? dc : tables, n % 4 == 0, &l);
         /* r is written only after the chunk's inputs were read, so in-place host calls are safe */
         if ((st = ops->upload(ctx, da, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
             (st = ops->upload(ctx, db, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
@@ -172,12 +177,13 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
 static midint_status run_device(midint_context *ctx, const call *c, void *stream, const char *fn)
 {
     const midint_variant *v = NULL;
-    midint_status st = begin_call(ctx, c, fn, 1, &v);
+    void *tables = NULL;
+    midint_status st = begin_call(ctx, c, fn, 1, &v, &tables);
     if (st != MIDINT_OK)
         return st;
     uint32_t n = c->bits / 32;
     midint_launch l;
-    midint_plan_launch(v, n, c->count, c->r, c->a, c->b, c->aux,
+    midint_plan_launch(v, n, c->count, c->r, c->a, c->b, c->aux ? c->aux : tables,
                        n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
                            ctx->ops->aligned16(c->b), &l);
     if ((st = ctx->ops->launch(ctx, v, &l, stream)) != MIDINT_OK)

@@ -19,6 +19,8 @@ const midint_variant *midint_registry_find(const char *name)
 
 uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n)
 {
+    if (v->ntt_primes) /* the transform length is fixed by the variant's size: shorter inputs are zero-padded */
+        return v->ntt_ti;
     uint32_t chunk = v->q * v->limb_words;
     return (n + chunk - 1) / chunk;
 }

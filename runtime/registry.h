@@ -15,7 +15,18 @@ typedef struct midint_variant {
     uint32_t block;          /* threads per block (fixed for the kernel) */
     uint32_t shared_bytes;   /* dynamic shared / local memory per block */
     int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
+    uint32_t ntt_primes;     /* NTT variants: primes in the set (the first ones of midint_ntt_primes); 0 otherwise */
+    uint32_t digit_bits;     /* NTT variants: bits per digit */
+    uint32_t ntt_ti;         /* NTT variants: threads per instance, fixed by the transform length */
 } midint_variant;
+
+/* An NTT prime p = k 2^order + 1 and a primitive 2^order-th root of unity mod p. */
+typedef struct midint_ntt_prime {
+    uint32_t p, root, order;
+} midint_ntt_prime;
+extern const midint_ntt_prime midint_ntt_primes[];
+extern const size_t midint_ntt_prime_count;
+extern const uint32_t midint_ntt_table_length;
 
 extern const midint_variant midint_registry[];
 extern const size_t midint_registry_size;
