@@ -17,12 +17,12 @@ def read_variants():
     """The generated variant list as dicts (see generated/variants.txt's header for the columns)."""
     if not VARIANTS_TXT.exists():
         return []
-    cols = ("name", "op", "bits", "limb", "q", "ipb", "backend", "block", "shared_bytes")
+    cols = ("name", "op", "bits", "limb", "q", "ipb", "backend", "block", "shared_bytes", "ntt", "ti")
     out = []
     for line in VARIANTS_TXT.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             row = dict(zip(cols, line.split()))
-            for k in ("bits", "q", "ipb", "block", "shared_bytes"):
+            for k in ("bits", "q", "ipb", "block", "shared_bytes", "ti"):
                 row[k] = int(row[k])
             row["limb_words"] = 2 if row["limb"] == "u64" else 1
             out.append(row)

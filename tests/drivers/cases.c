@@ -116,16 +116,28 @@ static void p_mersenne(rng *g, unsigned n, uint32_t *a, uint32_t *b)
         b[i / 32] |= 1u << (i % 32);
 }
 
+/* a few random words among zeros in both operands: few nonzero products, spread over the whole product */
+static void p_sparse(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    for (unsigned i = 0; i < n; i++) {
+        a[i] = rng_next(g) % 16 == 0 ? rnd32(g) : 0;
+        b[i] = rng_next(g) % 16 == 0 ? rnd32(g) : 0;
+    }
+    a[n - 1] |= 0x80000000u; /* the top word is set: the largest shift of a nonzero word */
+    b[rng_next(g) % n] |= 1u;
+}
+
 static const struct { const char *name; pattern_fn fn; } patterns[] = {
     {"random", p_random},           {"zero", p_zero},         {"max", p_max},
     {"ones_plus_one", p_ones_plus_one}, {"zero_minus_one", p_zero_minus_one},
     {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
     {"equal", p_equal},            {"one", p_one},           {"mersenne", p_mersenne},
+    {"sparse", p_sparse},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
 const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
-                                     "single_bits", "runs", "equal", "one", "mersenne", "mixed", NULL};
+                                     "single_bits", "runs", "equal", "one", "mersenne", "sparse", "mixed", NULL};
 
 int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
 {
