@@ -3,6 +3,15 @@
 from . import ntt
 from .variant import Variant
 
+# Registers per thread the compiler is asked to stay within (through the blocks per SM it must fit): left
+# alone it keeps every twiddle of a pass live and used 100-240 registers, capping occupancy at 8-16 warps.
+# H200: with the cap, blocks of 128-512 threads ran 3-17% faster (65536 and 131072 bits most); 64-thread
+# blocks, of which 10 fit an SM uncapped, ran 2-5% slower, so they are left uncapped.
+REGISTER_CAP = 80
+CAP_FROM_BLOCK = 128
+REGISTERS_PER_SM = 65536
+SHARED_PER_SM = 228 * 1024
+
 # Twiddle tables (runtime/ntt_tables.c) hold transforms up to this many points; a kernel indexes them with
 # this stride, and the registry states it, so the two agree by construction.
 TABLE_LENGTH = 1 << 14
@@ -64,6 +73,16 @@ def sum_terms(rw: int, cpt: int, digit_bits: int, value_words: int) -> list[list
     return terms
 
 
+def resident_blocks(v: Variant) -> int:
+    """Blocks per SM to ask for: as many as REGISTER_CAP registers per thread allow, and shared memory too;
+    0 (no request) for blocks below CAP_FROM_BLOCK threads."""
+    if v.block < CAP_FROM_BLOCK:
+        return 0
+    by_regs = REGISTERS_PER_SM // (REGISTER_CAP * v.block)
+    by_shared = SHARED_PER_SM // (4 * shared_words(v) + 1024)
+    return max(1, min(by_regs, by_shared))
+
+
 def plan(v: Variant) -> dict:
     """Everything kernel_ntt.j2 needs beyond the variant."""
     set_id, digit_bits = v.ntt
@@ -86,7 +105,7 @@ def plan(v: Variant) -> dict:
     m = ntt.digits_per_operand(v.bits, digit_bits)
     nv = min(len(primes), -(-(m * ((1 << digit_bits) - 1) ** 2).bit_length() // 32))
     return dict(
-        L=length, LP=padded(length), R=v.q, TI=ti, NEED=need, NP=len(primes), DB=digit_bits, TL=TABLE_LENGTH,
+        L=length, LP=padded(length), R=v.q, TI=ti, NEED=need, RESIDENT=resident_blocks(v), NP=len(primes), DB=digit_bits, TL=TABLE_LENGTH,
         passes=passes(length, v.q), consts=consts, p12=primes[0].p * primes[1].p, RW=rw, CPT=cpt, NV=nv,
         guard=cpt * ti > length, sum_terms=sum_terms(rw, cpt, digit_bits, nv),
         bound=ntt.describe(set_id, digit_bits, v.bits),
