@@ -87,19 +87,22 @@ typedef struct default_rule {
     double w_chunk, w_block, w_limb, w_idle;
     uint32_t ntt_above_bits; /* NTT variants above this size, classical at or below; 0: never NTT */
     double ntt_q;            /* preferred transform elements per thread */
+    double ntt_block, w_ntt_block; /* and the cost per doubling of threads per block beyond ntt_block */
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0},
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
      * every size it serves while classical cost falls with the square of the size, so below the generated
      * size classical still wins down to 4096 sqrt(128.3/171.6) = 3542 bits (mul) and 8192 sqrt(86.2/100.9)
-     * = 7572 bits (mullo). */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16},
+     * = 7572 bits (mullo). NTT: 16 elements per thread were fastest at every size but 131072 bits, where that
+     * makes 512-thread blocks and 32 elements (256 threads) ran 14-17% faster; at 262144 bits the two are
+     * within 3% (1024 and 512 threads). */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0},
 };
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
@@ -107,7 +110,8 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
     if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */
-        return rule->w_chunk * fabs(log2(v->q / rule->ntt_q)) + rule->w_idle * idle;
+        return rule->w_chunk * fabs(log2(v->q / rule->ntt_q)) +
+               rule->w_ntt_block * fmax(0.0, log2(v->block / rule->ntt_block)) + rule->w_idle * idle;
     double chunk = v->q * v->limb_words;
     return rule->w_chunk * fabs(log2(chunk / rule->chunk_words)) + rule->w_block * fabs(log2(v->block / rule->block)) +
            rule->w_limb * (v->limb_words != rule->limb_words) + rule->w_idle * idle;

@@ -1,8 +1,12 @@
 """Dispatch and the host path: default rule at every size, chunked host copies, forcing through MIDINT_VARIANT."""
 
+import subprocess
+
 import pytest
 
-from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
+from conftest import BACKENDS, BUILD, assert_all_ok, driver_env, read_variants, require_backend, run_driver
+
+MEASURE = BUILD / "tuning" / "measure"
 
 
 def sizes(backend):
@@ -46,3 +50,28 @@ def test_environment_forces_variant(backend):
     proc = run_driver(["--backend", backend], ["add 64 1 random 1 host none"],
                       env={"MIDINT_VARIANT": "add_512_u64_q3_i1_" + backend})
     assert proc.returncode == 2 and "add_512_u64_q3_i1_" in proc.stderr, proc.stderr
+
+
+# The default rule's algorithm switch (runtime/dispatch.c): NTT above these sizes, classical at or below.
+NTT_ABOVE_BITS = {"mul": 3520, "mullo": 7552}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_rule_switches_to_ntt(backend):
+    """Classical multiplication up to the measured crossover, NTT above it (where an NTT variant serves)."""
+    require_backend(backend)
+    ntt = [v for v in read_variants() if v["backend"] == backend and v["ntt"] != "-"]
+    ntt_names, ntt_sizes = {v["name"] for v in ntt}, {(v["op"], v["bits"]) for v in ntt}
+    assert ntt_sizes, "no NTT variants generated"
+    questions = []
+    for op, above in NTT_ABOVE_BITS.items():
+        for bits in (2048, above, above + 32, 4096, 8192, 16384, 262144):
+            served = any(o == op and b >= bits for o, b in ntt_sizes)
+            questions.append((op, bits, bits > above and served))
+    p = subprocess.run([str(MEASURE), "--backend", backend, "--tuning", "none"], capture_output=True, text=True,
+                       input="".join(f"select {op} {bits} 1000\n" for op, bits, _ in questions), timeout=300,
+                       env=driver_env())
+    answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
+    assert len(answers) == len(questions), p.stdout + p.stderr
+    for (op, bits, want_ntt), ans in zip(questions, answers):
+        assert (ans[4] in ntt_names) == want_ntt, f"{op} {bits} bits: default rule chose {ans[4]}"
