@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu_session.sh — one lent-GPU session: CUDA tests, example, compute-sanitizer, tuner, benchmark.
 # Run from the repository root with lib/libmidint.so, build/ and generated/variants.txt built here (make).
-# STEPS picks steps (default "tests example sanitize tune bench"); logs, tables, CSVs and plots go to $OUT.
+# STEPS picks steps (default "tests example sanitize tune bench"; also "compare": classical against NTT
+# multiplication, every variant, and "exhaustive"); logs, tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
 OUT=${OUT:-out}
@@ -39,6 +40,13 @@ if has sanitize; then
     done
   done | tee "$OUT/sanitizer.txt"
   rm -f "$OUT/san.log"
+fi
+
+if has compare; then
+  echo "== classical and NTT multiplication side by side (${CMP_SIZES:=4096,8192,16384,32768,65536,131072,262144})"
+  timeout 500 python3 tuning/compare.py --sizes "$CMP_SIZES" --csv "$OUT/compare.csv" > "$OUT/compare.log" 2>&1
+  echo "compare exit $?"
+  sed -n '/^best/,$p' "$OUT/compare.log"
 fi
 
 if has tune; then

@@ -42,6 +42,7 @@ class Variant:
     backend: str
     block: int
     shared: int
+    ntt: str = "-"        # pSETbDIGIT for NTT variants
 
     @property
     def chunk(self):
@@ -52,9 +53,9 @@ def read_variants(path=VARIANTS_TXT):
     out = []
     for line in Path(path).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, op, bits, limb, q, ipb, backend, block, shared = line.split()
+            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti = line.split()
             out.append(Variant(name, op, int(bits), 2 if limb == "u64" else 1, int(q), int(ipb), backend,
-                               int(block), int(shared)))
+                               int(block), int(shared), ntt))
     return out
 
 
@@ -67,9 +68,12 @@ def predicted_cost(v: Variant) -> float:
 
 
 def candidates_to_time(cands, keep, default_name):
-    """The best `keep` by prediction, plus the default rule's choice (the baseline the table must beat)."""
-    ranked = sorted(cands, key=lambda v: (predicted_cost(v), v.name))
-    chosen = ranked[:keep]
+    """Per algorithm (classical, each NTT prime set and digit size: the model cannot rank across them), the
+    best `keep` by prediction, plus the default rule's choice (the baseline the table must beat)."""
+    chosen = []
+    for algo in sorted({v.ntt for v in cands}):
+        ranked = sorted((v for v in cands if v.ntt == algo), key=lambda v: (predicted_cost(v), v.name))
+        chosen += ranked[:keep]
     chosen += [v for v in cands if v.name == default_name and v not in chosen]
     return chosen
 
