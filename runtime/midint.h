@@ -20,7 +20,10 @@ extern "C" {
  * NULL it receives one uint32_t per instance: 1 where the addition carried out of bit bits-1 (or the
  * subtraction borrowed), else 0, like the return value of GMP's mpn_add_n / mpn_sub_n.
  * mul computes the full product, 2*bits bits (2*bits/32 words per instance in r, like mpn_mul_n); mullo the
- * low half, r = a * b mod 2^bits (bits/32 words; the multiplication of the paper and of CGBN).
+ * low half, r = a * b mod 2^bits (bits/32 words; the multiplication of the paper and of CGBN).  Both are exact
+ * at every size: from a few thousand bits up they run through number-theoretic transforms (docs/ntt.md),
+ * whose twiddle tables the first such call on a context uploads (768 KiB of device memory, kept until
+ * midint_close).
  *
  * Sizes.  Any `bits` that is a multiple of 32, from 32 up to midint_max_bits() for that operation, works; the
  * generated sizes (`make gen SIZES=`) choose speed, not what is legal.
