@@ -167,11 +167,11 @@ def kernel_constants(set_id: int, digit_bits: int, length: int) -> list[dict]:
 
 
 def describe(set_id: int, digit_bits: int, bits: int) -> str:
-    """The bound as a sentence, for the generated kernel's header comment."""
+    """The bound as a sentence with its exact numbers, for the generated kernel's header comment."""
     ps = prime_set(set_id)
     m = digits_per_operand(bits, digit_bits)
     lhs = m * ((1 << digit_bits) - 1) ** 2
-    P = product(ps)
+    assert lhs < product(ps)
     return (f"primes {', '.join(f'{q.p} = {(q.p - 1) >> q.order} * 2^{q.order} + 1' for q in ps)}; "
-            f"m = {m} digits of {digit_bits} bits; m (2^{digit_bits} - 1)^2 = 2^{lhs.bit_length() - 1}.{'' if lhs & (lhs - 1) == 0 else '..'}"
-            f" < P = 2^{P.bit_length() - 1}.. (checked by the generator)")
+            f"m = {m} digits of {digit_bits} bits; every coefficient is at most m (2^{digit_bits} - 1)^2 = {lhs} "
+            f"< P = {product(ps)} (checked by the generator)")

@@ -1,6 +1,7 @@
 """NTT multiplication's number theory (prime search, roots, bound, kernel constants) and the pruned NTT choices."""
 
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -147,6 +148,10 @@ def test_kernel_header_states_the_bound(tmp_path):
     assert srcs
     text = srcs[0].read_text()
     assert "Exact: primes 1053818881 = 1005 * 2^20 + 1" in text and "(checked by the generator)" in text
+    m = re.search(r"m = (\d+) digits of 32 bits; every coefficient is at most m \(2\^32 - 1\)\^2 = (\d+) < P = (\d+)", text)
+    assert m, text[:2000]
+    digits, lhs, big_p = map(int, m.groups())
+    assert digits == 8192 // 32 and lhs == digits * (2**32 - 1) ** 2 < big_p == ntt.product(ntt.prime_set(3))
 
 
 # ---- the choices the default space prunes, generated and run anyway (OpenCL, one size) ----
