@@ -29,7 +29,8 @@ def test_host_path_in_chunks(backend):
     """A staging cap of a few instances splits the batch into many chunks; results must not shift."""
     require_backend(backend)
     cases = ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
-             "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab"]
+             "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
+             "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"]   # NTT, chunk by chunk
     proc = run_driver(["--backend", backend, "--staging", "4096"], cases)
     assert_all_ok(proc, cases)
 

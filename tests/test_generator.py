@@ -65,6 +65,29 @@ def test_each_constraint_names_itself(field, value, constraint):
     assert c is not None and c.name == constraint
 
 
+@pytest.mark.parametrize("fields,constraint", [
+    (dict(op="mul", bits=8192, q=16, ipb=2, ntt=(2, 32)), "ntt_bound"),
+    (dict(op="mul", bits=512, q=32, ipb=1, ntt=(3, 32)), "ntt_two_passes"),
+    (dict(op="mul", bits=4096, q=32, ipb=2, ntt=(3, 32)), "ntt_whole_warps"),
+    (dict(op="mullo", bits=4096, q=2, ipb=1, ntt=(3, 32)), "ntt_sum_words"),
+    (dict(op="mul", bits=8192, q=16, ipb=1, ntt=(2, 16)), "ntt_32bit_digits"),
+    (dict(op="mul", bits=8192, q=16, ipb=1, ntt=(3, 16)), "ntt_fewest_primes"),
+    (dict(op="mul", bits=2048, q=16, ipb=8, ntt=(3, 32)), "ntt_min_bits"),
+    (dict(op="add", bits=8192, q=16, ipb=2, ntt=(3, 32)), "known_op"),
+])
+def test_each_ntt_constraint_names_itself(fields, constraint):
+    c = failed_constraint(Variant(limb="u32", backend="cuda", **fields))
+    assert c is not None and c.name == constraint, c
+
+
+def test_keep_pruned_is_checked():
+    with pytest.raises(PlanError, match="not a prune constraint"):
+        plan([8192], keep_pruned=("ntt_bound",))
+    names = {v.name for v in plan([8192], ops=["mul"], backends=["cuda"], keep_pruned=("ntt_32bit_digits",))}
+    assert any("_p2b16_" in n for n in names) and not any("_p2b16_" in n for n in
+                                                           (v.name for v in plan([8192], ops=["mul"])))
+
+
 def test_constraints_have_unique_names_and_rules():
     names = [c.name for c in ALL_CONSTRAINTS]
     assert len(names) == len(set(names))
