@@ -262,6 +262,20 @@ static void case_keywords(const err_case *c, midint_op op, unsigned bits, const 
     out[k] = NULL;
 }
 
+/* How a case's call is named in failure reports, and the keywords its message must hold. */
+typedef struct call_text {
+    char fn[40], what[96], store[4][64];
+    const char *kw[5];
+} call_text;
+
+/* For the API function midint_<op><suffix> called with c's count at `bits`. */
+static void call_text_init(call_text *t, const err_case *c, midint_op op, unsigned bits, const char *suffix)
+{
+    snprintf(t->fn, sizeof t->fn, "midint_%s%s", op_name(op), suffix);
+    snprintf(t->what, sizeof t->what, "%s(count=%zu, bits=%u)", t->fn, c->count, bits);
+    case_keywords(c, op, bits, t->fn, t->store, t->kw);
+}
+
 static int check_host_error(env *e, const void *arg, midint_op op, char *why, size_t len)
 {
     const err_case *c = arg;
@@ -297,15 +311,12 @@ static int check_host_error(env *e, const void *arg, midint_op op, char *why, si
     case L_AUX_IS_R: aux = A.r; break;
     default: break;
     }
-    char fn[32], what[96], store[4][64];
-    const char *kw[5];
-    snprintf(fn, sizeof fn, "midint_%s", op_name(op));
-    snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
-    case_keywords(c, op, bits, fn, store, kw);
+    call_text t;
+    call_text_init(&t, c, op, bits, "");
     arm(e);
     midint_status st = host_call(op, ctx, c->count, bits, r, a, b, aux);
-    int ok = expect(why, len, what, st, c->want, midint_last_error(ctx), kw) &&
-             arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
+    int ok = expect(why, len, t.what, st, c->want, midint_last_error(ctx), t.kw) &&
+             arena_unchanged_except(&A, NULL, 0, NULL, 0, t.what, why, len);
     arena_free(&A);
     return ok;
 }
@@ -399,14 +410,11 @@ static int check_device_error(env *e, const void *arg, midint_op op, char *why, 
     case L_AUX_IS_A: aux = a; break;
     default: break;
     }
-    char fn[40], what[96], store[4][64];
-    const char *kw[5];
-    snprintf(fn, sizeof fn, "midint_%s_device", op_name(op));
-    snprintf(what, sizeof what, "%s(count=%zu, bits=%u)", fn, c->count, bits);
-    case_keywords(c, op, bits, fn, store, kw);
+    call_text t;
+    call_text_init(&t, c, op, bits, "_device");
     arm(e);
     midint_status st = device_call(op, ctx, c->count, bits, r, a, b, aux);
-    return expect(why, len, what, st, c->want, midint_last_error(ctx), kw) && device_unchanged(e, what, why, len);
+    return expect(why, len, t.what, st, c->want, midint_last_error(ctx), t.kw) && device_unchanged(e, t.what, why, len);
 }
 
 /* OpenCL buffers know their size: a result buffer too small for the batch is refused, not overrun. (CUDA
