@@ -131,7 +131,7 @@ def transform_length(bits: int, digit_bits: int) -> int:
     """A cyclic convolution of length L >= 2m - 1 has no wrap-around, for the full product and the low half
     alike (a wrapped coefficient lands at position 0)."""
     m = digits_per_operand(bits, digit_bits)
-    return 1 << max(1, (2 * m - 1 - 1).bit_length())
+    return 1 << max(1, (2 * m - 2).bit_length())   # the next power of two >= 2m - 1
 
 
 def shoup(w: int, p: int) -> int:

@@ -25,13 +25,9 @@ def result_words(v: Variant) -> int:
     return 2 * v.words if v.op == "mul" else v.words
 
 
-def threads_per_instance(v: Variant) -> int:
-    return ntt.transform_length(v.bits, v.ntt[1]) // v.q
-
-
 def words_per_thread(v: Variant) -> int:
     """Result words each thread sums in the final phase."""
-    return -(-result_words(v) // threads_per_instance(v))
+    return -(-result_words(v) // v.threads_per_instance)
 
 
 def passes(length: int, radix: int) -> list[tuple[int, int]]:
@@ -69,7 +65,6 @@ def sum_terms(rw: int, cpt: int, digit_bits: int, value_words: int) -> list[list
             else:
                 terms[idx].append(f"(u32)(vw[{j}][{ww}] << {shift})")
                 terms[idx + 1].append(f"(vw[{j}][{ww}] >> {32 - shift})")
-    assert all(len(t) < 1 << 31 for t in terms)
     return terms
 
 
@@ -95,7 +90,7 @@ def plan(v: Variant) -> dict:
             c[f"w{i}"], c[f"w{i}q"] = weights[i] if i < len(weights) else (0, 0)
         c.setdefault("garner_inv", 0)
         c.setdefault("garner_inv_q", 0)
-    ti = length // v.q
+    ti = v.threads_per_instance
     # coefficients the result needs (the low half's for mullo): a thread's elements k + i TI with i >= NEED are
     # never used, so their recombination is skipped and the compiler drops the work that only feeds them
     need = min(v.q, -(-result_words(v) * 32 // digit_bits // ti))

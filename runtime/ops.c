@@ -122,13 +122,14 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
                                 const midint_variant **v, void **tables)
 {
-    midint_status st = check_call(ctx, c, fn, device_handles);
-    if (st == MIDINT_OK && (st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, v)) != MIDINT_OK)
-        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     *tables = NULL;
-    if (st == MIDINT_OK && (*v)->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK)
+    midint_status st = check_call(ctx, c, fn, device_handles);
+    if (st != MIDINT_OK)
+        return st;
+    if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, v)) != MIDINT_OK ||
+        ((*v)->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return st;
+    return MIDINT_OK;
 }
 
 static midint_status run_host(midint_context *ctx, const call *c, const char *fn)

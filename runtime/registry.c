@@ -19,8 +19,8 @@ const midint_variant *midint_registry_find(const char *name)
 
 uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n)
 {
-    if (v->ntt_primes) /* the transform length is fixed by the variant's size: shorter inputs are zero-padded */
-        return v->ntt_ti;
+    if (v->ntt_primes) /* the transform length is fixed: a block is always its ipb instances, shorter ones zero-padded */
+        return v->block / v->ipb;
     uint32_t chunk = v->q * v->limb_words;
     return (n + chunk - 1) / chunk;
 }

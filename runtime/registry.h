@@ -10,14 +10,13 @@ typedef struct midint_variant {
     uint32_t bits;           /* largest size it serves; any multiple of 32 below works too */
     uint32_t limb_words;     /* 32-bit words per limb: 1 (u32) or 2 (u64) */
     uint32_t q;              /* limbs per thread */
-    uint32_t ipb;            /* instances per block at the full size */
+    uint32_t ipb;            /* instances per block at the full size (NTT variants: at every size) */
     midint_backend backend;
     uint32_t block;          /* threads per block (fixed for the kernel) */
     uint32_t shared_bytes;   /* dynamic shared / local memory per block */
     int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
     uint32_t ntt_primes;     /* NTT variants: primes in the set (the first ones of midint_ntt_primes); 0 otherwise */
     uint32_t digit_bits;     /* NTT variants: bits per digit */
-    uint32_t ntt_ti;         /* NTT variants: threads per instance, fixed by the transform length */
 } midint_variant;
 
 /* An NTT prime p = k 2^order + 1 and a primitive 2^order-th root of unity mod p. */

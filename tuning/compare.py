@@ -59,7 +59,7 @@ def main(argv=None):
     print(f"{'op':6} {'bits':>7} " + " ".join(f"{a:>12}" for a in algos) + "  fastest")
     for op in ops:
         for bits in sizes:
-            vals = {a: best.get((op, bits, a), (0.0, ""))for a in algos}
+            vals = {a: best.get((op, bits, a), (0.0, "")) for a in algos}
             top = max(vals.items(), key=lambda kv: kv[1][0])
             print(f"{op:6} {bits:7d} " + " ".join(f"{vals[a][0]:12.3f}" for a in algos) + f"  {top[1][1]}")
     wrong = [r for r in rows if r["status"] != "ok"]
