@@ -4,10 +4,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # Primes are below 2^30 so that lazy butterflies may hold values below 4p in a 32-bit word (Harvey's NTT),
-# and their 2-adic order is at least 2^MIN_TWO_ADIC so that one prime serves transforms up to that length
-# (2^20: room for the multi-kernel NTT of 2^20..2^26-bit operands, with 16-bit digits).
+# and their 2-adic order is at least 2^MIN_TWO_ADIC so that one prime serves transforms up to that length:
+# 2^23 points, the multi-kernel NTT of operands up to 2^27 bits with 32-bit digits (2^22 digits, and a
+# product of 2^23 - 1 coefficients). Three such primes have P ~ 2^89.35, so the bound m (2^32 - 1)^2 < P holds
+# up to m = 2^25.3 digits: the 2-adic order, not the bound, is what stops the transform at 2^23 points.
 PRIME_BITS = 30
-MIN_TWO_ADIC = 20
+MIN_TWO_ADIC = 23
 WORD = 1 << 32
 
 # Digit sizes that divide a 32-bit word (a digit never straddles two words).

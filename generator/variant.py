@@ -17,9 +17,11 @@ class VariantNameError(ValueError):
 
 @dataclass(frozen=True)
 class Variant:
-    """(op, bits, limb, q, ipb, ntt, backend). `ntt` is None for non-NTT algorithms; the NTT issue fills it
-    with a (prime set, digit bits) pair. Further optional fields (e.g. a thread/warp-per-instance grain)
-    go in the same way: appended with their own prefix, absent when at their default."""
+    """(op, bits, limb, q, ipb, ntt, grid, backend). `ntt` is None for non-NTT algorithms, else a (prime set,
+    digit bits) pair. `grid` is None for the one-block families (an instance within one block), else the
+    threads per block of a grid family, whose instance is spread over many blocks and several kernels.
+    Further optional fields (e.g. a thread/warp-per-instance grain) go in the same way: appended with their
+    own prefix, absent when at their default."""
 
     op: str
     bits: int
@@ -28,6 +30,7 @@ class Variant:
     ipb: int
     backend: str
     ntt: tuple | None = None
+    grid: int | None = None
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
     @property
@@ -45,7 +48,10 @@ class Variant:
 
     @property
     def threads_per_instance(self) -> int:
-        """Classical: the words / Q chunks. NTT: the transform length / Q elements per thread."""
+        """Classical: the words / Q chunks. NTT: the transform length / Q elements per thread. Grid families
+        spread an instance over as many blocks as its size needs: one block's worth here."""
+        if self.grid is not None:
+            return self.grid
         if self.ntt is not None:
             return transform_length(self.bits, self.ntt[1]) // self.q
         return -(-self.words // self.chunk_words)
@@ -72,6 +78,7 @@ _NAME_FIELDS = (
     ("q", "q", r"[1-9][0-9]*", False),
     ("ipb", "i", r"[1-9][0-9]*", False),
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
+    ("grid", "g", r"[1-9][0-9]*", True),
     ("backend", "", "|".join(BACKENDS), False),
 )
 _NAME_RE = re.compile(
@@ -100,13 +107,14 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
     if ntt is not None:
         s, d = ntt.split("b")
         ntt = (int(s), int(d))
+    grid = m.group("grid")
     return Variant(
         op=m.group("op"),
         bits=int(m.group("bits")),
@@ -115,4 +123,5 @@ def parse_name(name: str) -> Variant:
         ipb=int(m.group("ipb")),
         backend=m.group("backend"),
         ntt=ntt,
+        grid=int(grid) if grid is not None else None,
     )

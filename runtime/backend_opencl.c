@@ -237,20 +237,24 @@ static midint_status ocl_launch(midint_context *ctx, const midint_variant *v, co
     midint_status st = get_kernel(ctx, v, &k);
     if (st != MIDINT_OK)
         return st;
-    cl_mem r = (cl_mem)l->r, a = (cl_mem)l->a, b = (cl_mem)l->b, aux = (cl_mem)l->aux;
-    cl_ulong count = l->count;
-    cl_uint n = l->n, ti = l->ti, ipb = l->ipb, vec = l->vec;
+    /* buffers: a NULL handle is passed as a NULL buffer */
+    cl_mem bufs[6] = {(cl_mem)l->r, (cl_mem)l->a, (cl_mem)l->b, (cl_mem)l->aux, (cl_mem)l->ws, (cl_mem)l->st};
+    cl_ulong count = l->count, inst0 = l->inst0;
+    cl_uint n = l->n, ti = l->ti, ipb = l->ipb, vec = l->vec, x0 = l->x0, x1 = l->x1;
     cl_int err = 0;
-    err |= cl.clSetKernelArg(k, 0, sizeof r, &r);
-    err |= cl.clSetKernelArg(k, 1, sizeof a, &a);
-    err |= cl.clSetKernelArg(k, 2, sizeof b, &b);
-    err |= cl.clSetKernelArg(k, 3, sizeof aux, aux ? (void *)&aux : NULL);
+    for (cl_uint i = 0; i < 4; i++)
+        err |= cl.clSetKernelArg(k, i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
     err |= cl.clSetKernelArg(k, 4, sizeof count, &count);
     err |= cl.clSetKernelArg(k, 5, sizeof n, &n);
     err |= cl.clSetKernelArg(k, 6, sizeof ti, &ti);
     err |= cl.clSetKernelArg(k, 7, sizeof ipb, &ipb);
     err |= cl.clSetKernelArg(k, 8, sizeof vec, &vec);
-    err |= cl.clSetKernelArg(k, 9, v->shared_bytes, NULL);
+    for (cl_uint i = 4; i < 6; i++)
+        err |= cl.clSetKernelArg(k, 5 + i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
+    err |= cl.clSetKernelArg(k, 11, sizeof inst0, &inst0);
+    err |= cl.clSetKernelArg(k, 12, sizeof x0, &x0);
+    err |= cl.clSetKernelArg(k, 13, sizeof x1, &x1);
+    err |= cl.clSetKernelArg(k, 14, v->shared_bytes, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clSetKernelArg");
     size_t local = v->block, global = (size_t)l->grid * v->block;

@@ -9,16 +9,21 @@
 extern "C" {
 #endif
 
-/* Arguments of one launch, in the order every generated kernel takes them. */
+/* Arguments of one launch, in the order every generated kernel takes them (templates/lib_abi.j2), then the
+ * grid. Each kernel's header comment says which it reads; the runtime sets the others to 0 / NULL. */
 typedef struct midint_launch {
     void *r;            /* result (device pointer; cl_mem on OpenCL) */
     const void *a, *b;  /* operands */
-    void *aux;          /* per-instance carry/borrow out, or NULL */
-    uint64_t count;     /* instances */
-    uint32_t n;         /* 32-bit words per instance (bits / 32) */
-    uint32_t ti;        /* threads per instance at this n */
-    uint32_t ipb;       /* instances per block at this n */
+    void *aux;          /* per-instance carry/borrow out, the NTT twiddle tables, or NULL */
+    uint64_t count;     /* instances (of this pass, for a grid kernel) */
+    uint32_t n;         /* 32-bit words per operand (bits / 32) */
+    uint32_t ti;        /* one-block kernels: threads per instance at this n */
+    uint32_t ipb;       /* one-block kernels: instances per block at this n */
     uint32_t vec;       /* 1: n % 4 == 0 and the buffers are 16-byte aligned, so 16-byte accesses are safe */
+    void *ws;           /* grid kernels: the workspace (transforms), or NULL */
+    void *st;           /* grid kernels: the carry states of the tiles, or NULL */
+    uint64_t inst0;     /* grid kernels: the first instance of this pass within r, a, b and aux */
+    uint32_t x0, x1;    /* grid kernels: their own two parameters (e.g. log2 of the transform length) */
     uint64_t grid;      /* blocks */
 } midint_launch;
 

@@ -33,6 +33,7 @@ int midint_variant_serves(const midint_variant *v, midint_op op, midint_backend 
 void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, void *r, const void *a, const void *b,
                         void *aux, int vec, midint_launch *l)
 {
+    *l = (midint_launch){0};
     l->r = r;
     l->a = a;
     l->b = b;
