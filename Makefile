@@ -31,7 +31,7 @@ NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
               -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 LIBS := -ldl -lpthread -lm
 
-RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c \
+RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
                runtime/backends.c runtime/tuning.c runtime/ntt_tables.c
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)

@@ -13,7 +13,7 @@ from .variant import VariantNameError, parse_name
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m generator", description=__doc__)
     p.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                   help="comma-separated sizes in bits (multiples of 32); default 2^9..2^18")
+                   help="comma-separated sizes in bits (multiples of 32); default 2^9..2^27 and 2^31")
     p.add_argument("--ops", default=",".join(OPS), help=f"operations to generate (default {','.join(OPS)})")
     p.add_argument("--out", default="generated", help="output folder (default generated)")
     p.add_argument("--keep-pruned", default="", metavar="NAMES",
@@ -27,11 +27,14 @@ def main(argv=None) -> int:
             print(parse_name(args.parse))
             return 0
         sizes = parse_sizes(args.sizes)
+        notes = []
         variants = plan(sizes, ops=[o for o in args.ops.split(",") if o], backends=BACKENDS,
-                        keep_pruned=tuple(n for n in args.keep_pruned.split(",") if n))
+                        keep_pruned=tuple(n for n in args.keep_pruned.split(",") if n), notes=notes)
     except (PlanError, VariantNameError) as e:
         print(f"generator: {e}", file=sys.stderr)
         return 2
+    for note in dict.fromkeys(n.split(" (")[0] + n.split(")", 1)[1] for n in notes):
+        print(f"generator: note: {note}", file=sys.stderr)
     if args.list:
         for v in variants:
             print(v.name)

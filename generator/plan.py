@@ -52,11 +52,14 @@ def variants_for(op: str, bits: int, backend: str, keep_pruned=()) -> list:
         return [v for v in legal if pruned[v] == fewest]
     rules = {c.name: c.rule for c in ALL_CONSTRAINTS}
     why = "; ".join(f"{name} ({rules[name]}) rejected {n}" for name, n in rejected.most_common())
-    raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large for one block): {why}")
+    raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large): {why}")
 
 
-def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=()) -> list:
-    """All variants for the request, in a stable order (op, bits, backend, limb, q, ipb)."""
+def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=(), notes=None) -> list:
+    """All variants for the request, in a stable order (op, bits, backend, limb, q, ipb).
+    A size above one operation's largest (e.g. 2^31 bits: add and sub only) is generated for the operations
+    that can serve it; what was left out goes to `notes` (a list) when given. A size no requested operation
+    can serve is refused."""
     ops = list(ops or OPS)
     for op in ops:
         if op not in OPS:
@@ -68,9 +71,18 @@ def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=()) -> list:
     for name in keep_pruned:
         if name not in known:
             raise PlanError(f"--keep-pruned: '{name}' is not a prune constraint; known: {', '.join(sorted(known))}")
-    out = []
+    out, refused = [], {}
     for op in ops:
         for bits in sizes:
             for backend in backends:
-                out.extend(variants_for(op, bits, backend, keep_pruned))
+                try:
+                    out.extend(variants_for(op, bits, backend, keep_pruned))
+                except PlanError as e:
+                    refused.setdefault(bits, []).append((op, backend, e))
+    for bits, why in sorted(refused.items()):
+        if len(why) == len(ops) * len(backends):
+            raise why[0][2]
+        for op, backend, e in why:
+            if notes is not None:
+                notes.append(f"{op} ({backend}) is not generated at {bits} bits: {e}")
     return out

@@ -3,16 +3,17 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import ntt, ntt_plan
+from . import grid_plan, ntt, ntt_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
 MAX_BLOCK_THREADS = 1024          # CUDA and the OpenCL devices we target
 WARP = 32                         # lanes per warp; the carry scan works in groups of this many
 MAX_SHARED_BYTES = 227 * 1024     # largest dynamic shared memory a block may opt into on sm_90
-MAX_BITS = 1 << 24                # no request beyond this is even considered
+MAX_BITS = 1 << 31                # no request beyond this is even considered
 
-DEFAULT_SIZES = tuple(1 << e for e in range(9, 19))   # 2^9 .. 2^18 bits
+# 2^9 .. 2^27 bits, and 2^31 for add and sub (a grid kernel for a size serves every size below it)
+DEFAULT_SIZES = tuple(1 << e for e in range(9, 28)) + (1 << 31,)
 
 MIN_CHUNK_WORDS = 4               # words per thread: one 16-byte access
 MIN_BLOCK = 64                    # threads per block: 32 resident blocks must fill an SM
@@ -40,6 +41,7 @@ class OpFamily:
     constraints: tuple[Constraint, ...] = ()
     multi_instance_blocks: tuple[int, ...] = (128, 256)         # block sizes generated when IPB > 1
     ntts: tuple = (None,)            # NTT (prime set, digit bits) choices; (None,) for other algorithms
+    grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
@@ -70,6 +72,7 @@ def mul_live_words(v: Variant) -> int:
 MAX_CHUNK_WORDS = 16
 ADDSUB_MIN_CHUNK_WORDS = 8
 MAX_MUL_CHUNK_WORDS = 32
+MUL_MAX_BITS = 1 << 18
 
 ADDSUB = OpFamily(
     ops=("add", "sub"),
@@ -107,6 +110,8 @@ MUL = OpFamily(
         Constraint("region_size", f"a region has {' or '.join(map(str, REGION_LIMBS))} limbs (smaller ones load "
                    "more than they multiply, larger ones run out of registers: both slower on the H200)",
                    lambda v: region_limbs(v) in REGION_LIMBS, "prune"),
+        Constraint("mul_max_bits", f"at most {MUL_MAX_BITS} bits (beyond, the NTT is more than 20x faster: H200, "
+                   "262144 bits)", lambda v: v.bits <= MUL_MAX_BITS, "prune"),
     ),
     multi_instance_blocks=(128,),   # H200: 128-thread blocks were the fastest multi-instance blocks at every size
 )
@@ -121,6 +126,9 @@ def _ntt_prime_set_is_smallest(v: Variant) -> bool:
     return not any(ntt.bound_holds(v.bits, s, v.ntt[1]) for s in smaller)
 
 
+NTT_BOUND = Constraint("ntt_bound", "exactness: m (2^b - 1)^2 < P, the product of the primes (m digits of b bits)",
+                       lambda v: ntt.bound_holds(v.bits, *v.ntt))
+
 NTT = OpFamily(
     ops=("mul", "mullo"),
     template="kernel_ntt.j2",
@@ -133,8 +141,7 @@ NTT = OpFamily(
     # H200: 256-thread blocks of several instances ran 5-13% below one instance per block at 16384..65536 bits
     multi_instance_blocks=(64,),
     constraints=(
-        Constraint("ntt_bound", "exactness: m (2^b - 1)^2 < P, the product of the primes (m digits of b bits)",
-                   lambda v: ntt.bound_holds(v.bits, *v.ntt)),
+        NTT_BOUND,
         Constraint("ntt_two_passes", "the transform is longer than Q elements (at least two passes)",
                    lambda v: ntt.transform_length(v.bits, v.ntt[1]) >= 2 * v.q),
         Constraint("ntt_table", f"the transform has at most {ntt_plan.TABLE_LENGTH} points (the twiddle tables)",
@@ -153,14 +160,58 @@ NTT = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT)
+# Grid families (generator/grid_plan.py): an instance spread over many blocks and several kernels, for sizes beyond
+# one block and for few large instances. Their kernels do not depend on the size, so the variants of every size
+# share one set (an engine) and cost no more compilation.
+GRID_MIN_BITS = 1 << 16
+ADDSUB_GRID_MAX_BITS = 1 << 31
+
+
+def _grid_min_bits(v: Variant) -> bool:
+    return v.bits >= GRID_MIN_BITS
+
+
+ADDSUB_GRID = OpFamily(
+    ops=("add", "sub"),
+    template="",
+    limbs=("u32",),
+    qs=(8, 16),
+    ipbs=(1,),
+    grids=(256, 512, 1024),
+    constraints=(
+        Constraint("grid_max_bits", f"at most {ADDSUB_GRID_MAX_BITS} bits (32-bit word indices within an instance)",
+                   lambda v: v.bits <= ADDSUB_GRID_MAX_BITS),
+        Constraint("grid_min_bits", f"at least {GRID_MIN_BITS} bits (below, a few instances of one-block kernels "
+                   "fill the GPU as well)", _grid_min_bits, "prune"),
+    ),
+)
+
+NTT_GRID = OpFamily(
+    ops=("mul", "mullo"),
+    template="",
+    limbs=("u32",),
+    qs=(16,),
+    ipbs=(1,),
+    ntts=((grid_plan.PRIME_SET, grid_plan.DIGIT_BITS),),
+    grids=(256,),
+    constraints=(
+        NTT_BOUND,
+        Constraint("ntt_grid_length", f"the transform has at most 2^{grid_plan.LOG_MAX} points (the primes' 2-adic "
+                   f"order): operands of at most 2^{grid_plan.LOG_MAX + 4} bits",
+                   lambda v: ntt.transform_length(v.bits, grid_plan.DIGIT_BITS) <= 1 << grid_plan.LOG_MAX),
+        Constraint("ntt_grid_min_bits", f"at least {GRID_MIN_BITS} bits (below, a few instances of one-block kernels "
+                   "fill the GPU as well)", _grid_min_bits, "prune"),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def family_of(v: Variant) -> OpFamily | None:
-    """The family that generates v: its operation, and NTT or not."""
+    """The family that generates v: its operation, NTT or not, grid or not."""
     for fam in OPS.get(v.op, ()):
-        if (v.ntt is None) == (fam.ntts == (None,)):
+        if (v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,)):
             return fam
     return None
 
@@ -170,6 +221,8 @@ def shared_bytes(v: Variant) -> int:
     """Dynamic local memory of one block: two staged operands (the product reuses them), the family's own
     needs, and scratch for the carry scan (32 warp totals, and on OpenCL one word per thread to emulate warp
     shuffles)."""
+    if v.grid is not None:   # the largest of its kernels
+        return max(grid_plan.shared_bytes(k, v.backend) for k in grid_plan.kernels(v))
     scratch = WARP + (v.block if v.backend == "opencl" else 0)
     fam = family_of(v)
     if fam is not None and fam.shared_words is not None:
@@ -207,7 +260,7 @@ CONSTRAINTS = (
 )
 
 
-ALL_CONSTRAINTS = CONSTRAINTS + tuple(c for fam in FAMILIES for c in fam.constraints)
+ALL_CONSTRAINTS = tuple(dict.fromkeys(CONSTRAINTS + tuple(c for fam in FAMILIES for c in fam.constraints)))
 
 
 def constraints_for(v: Variant) -> tuple[Constraint, ...]:
@@ -232,4 +285,6 @@ def candidates(op: str, bits: int, backend: str):
             for q in fam.qs:
                 for ipb in fam.ipbs:
                     for choice in fam.ntts:
-                        yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend, ntt=choice)
+                        for grid in fam.grids:
+                            yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend, ntt=choice,
+                                          grid=grid)

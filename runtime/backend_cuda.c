@@ -8,6 +8,8 @@
 typedef struct cuda_state {
     cudaStream_t stream;          /* the host path's stream */
     cudaEvent_t start, stop;      /* for midint_time */
+    cudaEvent_t ws_done;          /* recorded after the last use of the workspace */
+    int ws_recorded;
 } cuda_state;
 
 #define STATE(ctx) ((cuda_state *)(ctx)->be)
@@ -45,7 +47,8 @@ static midint_status cu_open(midint_context *ctx, int device)
     if (!s)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
     if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaEventCreate(&s->start)) != cudaSuccess || (err = cudaEventCreate(&s->stop)) != cudaSuccess) {
+        (err = cudaEventCreate(&s->start)) != cudaSuccess || (err = cudaEventCreate(&s->stop)) != cudaSuccess ||
+        (err = cudaEventCreateWithFlags(&s->ws_done, cudaEventDisableTiming)) != cudaSuccess) {
         free(s);
         return cuda_failed(ctx, err, "creating the stream and events");
     }
@@ -64,6 +67,7 @@ static void cu_close(midint_context *ctx)
     cudaSetDevice(ctx->device);
     cudaEventDestroy(s->start);
     cudaEventDestroy(s->stop);
+    cudaEventDestroy(s->ws_done);
     cudaStreamDestroy(s->stream);
     free(s);
     ctx->be = NULL;
@@ -105,18 +109,20 @@ static midint_status cu_download(midint_context *ctx, void *host, const void *bu
     return copy(ctx, host, buf, bytes, cudaMemcpyDeviceToHost);
 }
 
-static midint_status cu_launch(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream)
+static midint_status cu_launch(midint_context *ctx, const midint_kernel *k, const midint_launch *l, void *stream)
 {
-    if (v->impl < 0 || (size_t)v->impl >= midint_cuda_launcher_count)
-        return midint_fail(ctx, MIDINT_ERR_DEVICE, "CUDA: variant %s has no launcher", v->name);
+    if (k->impl < 0 || (size_t)k->impl >= midint_cuda_launcher_count)
+        return midint_fail(ctx, MIDINT_ERR_DEVICE, "CUDA: kernel %s has no launcher", k->name);
     if (l->grid > 0x7fffffffu)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "CUDA: %llu blocks exceed the grid limit",
                            (unsigned long long)l->grid);
     midint_status st = use_device(ctx);
     if (st != MIDINT_OK)
         return st;
-    cudaError_t err = (cudaError_t)midint_cuda_launchers[v->impl](l, stream ? stream : STATE(ctx)->stream);
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, v->name);
+    if (l->grid == 0)
+        return MIDINT_OK;
+    cudaError_t err = (cudaError_t)midint_cuda_launchers[k->impl](l, stream ? stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, k->name);
 }
 
 static midint_status cu_synchronize(midint_context *ctx, void *stream)
@@ -162,8 +168,31 @@ static midint_status cu_timer_end(midint_context *ctx, void *stream, double *ms)
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "timing with events");
 }
 
+static midint_status cu_ws_wait(midint_context *ctx, void *stream)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = s->ws_recorded ? cudaStreamWaitEvent(stream ? (cudaStream_t)stream : s->stream, s->ws_done, 0)
+                                     : cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamWaitEvent");
+}
+
+static midint_status cu_ws_mark(midint_context *ctx, void *stream)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = cudaEventRecord(s->ws_done, stream ? (cudaStream_t)stream : s->stream);
+    s->ws_recorded = err == cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventRecord");
+}
+
+static midint_status cu_ws_drain(midint_context *ctx)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = s->ws_recorded ? cudaEventSynchronize(s->ws_done) : cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
+}
+
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
-    cu_timer_end,
+    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain,
 };

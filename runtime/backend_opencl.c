@@ -18,7 +18,8 @@
     X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
     X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
-    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo)
+    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
+    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -52,8 +53,9 @@ typedef struct cl_state {
     cl_context context;
     cl_device_id device;
     cl_command_queue queue;
-    cl_kernel *kernels;   /* built on first use, indexed by the registry's impl */
-    cl_program *programs;
+    cl_kernel *kernels;   /* made on first use, indexed by the kernels' impl */
+    cl_program *programs; /* built on first use of one of their kernels */
+    cl_event ws_done;     /* marks the end of the last use of the workspace */
 } cl_state;
 
 #define STATE(ctx) ((cl_state *)(ctx)->be)
@@ -72,12 +74,14 @@ static void ocl_close(midint_context *ctx)
     cl_state *s = STATE(ctx);
     if (!s)
         return;
-    for (size_t i = 0; s->kernels && i < midint_opencl_kernel_count; i++) {
+    for (size_t i = 0; s->kernels && i < midint_opencl_kernel_count; i++)
         if (s->kernels[i])
             cl.clReleaseKernel(s->kernels[i]);
+    for (size_t i = 0; s->programs && i < midint_opencl_program_count; i++)
         if (s->programs[i])
             cl.clReleaseProgram(s->programs[i]);
-    }
+    if (s->ws_done)
+        cl.clReleaseEvent(s->ws_done);
     free(s->kernels);
     free(s->programs);
     if (s->queue)
@@ -123,7 +127,7 @@ static midint_status ocl_open(midint_context *ctx, int device)
     cl_state *s = calloc(1, sizeof *s);
     if (s) {
         s->kernels = calloc(midint_opencl_kernel_count + 1, sizeof *s->kernels);
-        s->programs = calloc(midint_opencl_kernel_count + 1, sizeof *s->programs);
+        s->programs = calloc(midint_opencl_program_count + 1, sizeof *s->programs);
     }
     ctx->be = s;
     if (!s || !s->kernels || !s->programs) {
@@ -190,15 +194,12 @@ static const char *build_options(void)
     return opts;
 }
 
-/* Build variant v's program on first use; the build log's start goes into the message on failure. */
-static midint_status get_kernel(midint_context *ctx, const midint_variant *v, cl_kernel *out)
+/* Build program i on first use; the build log's start goes into the message on failure. `who` names the kernel. */
+static midint_status get_program(midint_context *ctx, int i, const char *who, cl_program *out)
 {
     cl_state *s = STATE(ctx);
-    if (v->impl < 0 || (size_t)v->impl >= midint_opencl_kernel_count)
-        return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: variant %s has no kernel source", v->name);
-    if (!s->kernels[v->impl]) {
-        const midint_opencl_kernel *k = &midint_opencl_kernels[v->impl];
-        const char *srcs[2] = {midint_opencl_common, k->source};
+    if (!s->programs[i]) {
+        const char *srcs[2] = {midint_opencl_common, midint_opencl_programs[i]};
         cl_int err;
         cl_program p = cl.clCreateProgramWithSource(s->context, 2, srcs, NULL, &err);
         if (!p)
@@ -208,35 +209,51 @@ static midint_status get_kernel(midint_context *ctx, const midint_variant *v, cl
             char log[300] = "";
             cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
             cl.clReleaseProgram(p);
-            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: building %s failed (error %d): %s", v->name,
-                               (int)err, log);
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: building %s failed (error %d): %s", who, (int)err, log);
         }
-        cl_kernel kern = cl.clCreateKernel(p, k->name, &err);
-        if (!kern) {
-            cl.clReleaseProgram(p);
-            return cl_failed(ctx, err, "clCreateKernel");
-        }
-        size_t wg = 0;
-        cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-        if (wg && wg < v->block) {
-            cl.clReleaseKernel(kern);
-            cl.clReleaseProgram(p);
-            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
-                               "allows %zu for it", v->name, v->block, wg);
-        }
-        s->programs[v->impl] = p;
-        s->kernels[v->impl] = kern;
+        s->programs[i] = p;
     }
-    *out = s->kernels[v->impl];
+    *out = s->programs[i];
     return MIDINT_OK;
 }
 
-static midint_status ocl_launch(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream)
+/* Kernel k, made from its program on first use. */
+static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_kernel *out)
+{
+    cl_state *s = STATE(ctx);
+    if (k->impl < 0 || (size_t)k->impl >= midint_opencl_kernel_count)
+        return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: kernel %s has no source", k->name);
+    if (!s->kernels[k->impl]) {
+        const midint_opencl_kernel *src = &midint_opencl_kernels[k->impl];
+        cl_program p = NULL;
+        midint_status st = get_program(ctx, src->program, k->name, &p);
+        if (st != MIDINT_OK)
+            return st;
+        cl_int err;
+        cl_kernel kern = cl.clCreateKernel(p, src->name, &err);
+        if (!kern)
+            return cl_failed(ctx, err, "clCreateKernel");
+        size_t wg = 0;
+        cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        if (wg && wg < k->block) {
+            cl.clReleaseKernel(kern);
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
+                               "allows %zu for it", k->name, k->block, wg);
+        }
+        s->kernels[k->impl] = kern;
+    }
+    *out = s->kernels[k->impl];
+    return MIDINT_OK;
+}
+
+static midint_status ocl_launch(midint_context *ctx, const midint_kernel *kd, const midint_launch *l, void *stream)
 {
     cl_kernel k = NULL;
-    midint_status st = get_kernel(ctx, v, &k);
+    midint_status st = get_kernel(ctx, kd, &k);
     if (st != MIDINT_OK)
         return st;
+    if (l->grid == 0)
+        return MIDINT_OK;
     /* buffers: a NULL handle is passed as a NULL buffer */
     cl_mem bufs[6] = {(cl_mem)l->r, (cl_mem)l->a, (cl_mem)l->b, (cl_mem)l->aux, (cl_mem)l->ws, (cl_mem)l->st};
     cl_ulong count = l->count, inst0 = l->inst0;
@@ -254,10 +271,10 @@ static midint_status ocl_launch(midint_context *ctx, const midint_variant *v, co
     err |= cl.clSetKernelArg(k, 11, sizeof inst0, &inst0);
     err |= cl.clSetKernelArg(k, 12, sizeof x0, &x0);
     err |= cl.clSetKernelArg(k, 13, sizeof x1, &x1);
-    err |= cl.clSetKernelArg(k, 14, v->shared_bytes, NULL);
+    err |= cl.clSetKernelArg(k, 14, kd->shared_bytes, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clSetKernelArg");
-    size_t local = v->block, global = (size_t)l->grid * v->block;
+    size_t local = kd->block, global = (size_t)l->grid * kd->block;
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
     err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueNDRangeKernel");
@@ -307,9 +324,42 @@ static midint_status ocl_timer_end(midint_context *ctx, void *stream, double *ms
     return st;
 }
 
+static cl_command_queue queue_of(midint_context *ctx, void *stream)
+{
+    return stream ? (cl_command_queue)stream : STATE(ctx)->queue;
+}
+
+static midint_status ocl_ws_wait(midint_context *ctx, void *stream)
+{
+    cl_state *s = STATE(ctx);
+    cl_int err = s->ws_done ? cl.clEnqueueBarrierWithWaitList(queue_of(ctx, stream), 1, &s->ws_done, NULL) : CL_SUCCESS;
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueBarrierWithWaitList");
+}
+
+static midint_status ocl_ws_mark(midint_context *ctx, void *stream)
+{
+    cl_state *s = STATE(ctx);
+    cl_event ev = NULL;
+    cl_int err = cl.clEnqueueMarkerWithWaitList(queue_of(ctx, stream), 0, NULL, &ev);
+    if (err != CL_SUCCESS)
+        return cl_failed(ctx, err, "clEnqueueMarkerWithWaitList");
+    if (s->ws_done)
+        cl.clReleaseEvent(s->ws_done);
+    s->ws_done = ev;
+    return MIDINT_OK;
+}
+
+static midint_status ocl_ws_drain(midint_context *ctx)
+{
+    cl_state *s = STATE(ctx);
+    cl_int err = s->ws_done ? cl.clWaitForEvents(1, &s->ws_done) : CL_SUCCESS;
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clWaitForEvents");
+}
+
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
+    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

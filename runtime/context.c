@@ -76,6 +76,7 @@ void midint_close(midint_context *ctx)
     if (!ctx)
         return;
     if (ctx->ops) {
+        midint_workspace_free(ctx);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
         for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)

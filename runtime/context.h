@@ -21,8 +21,8 @@ typedef struct midint_backend_ops {
     void (*free)(midint_context *ctx, void *buf);
     midint_status (*upload)(midint_context *ctx, void *buf, const void *host, size_t bytes);
     midint_status (*download)(midint_context *ctx, void *host, const void *buf, size_t bytes);
-    /* Enqueue variant v on `stream` (NULL: the context's own). */
-    midint_status (*launch)(midint_context *ctx, const midint_variant *v, const midint_launch *l, void *stream);
+    /* Enqueue kernel k on `stream` (NULL: the context's own). */
+    midint_status (*launch)(midint_context *ctx, const midint_kernel *k, const midint_launch *l, void *stream);
     midint_status (*synchronize)(midint_context *ctx, void *stream);
     /* 1 when a device-buffer handle allows 16-byte accesses. */
     int (*aligned16)(const void *buf);
@@ -33,6 +33,12 @@ typedef struct midint_backend_ops {
     /* Time what is enqueued on `stream` between begin and end, in milliseconds. */
     midint_status (*timer_begin)(midint_context *ctx, void *stream);
     midint_status (*timer_end)(midint_context *ctx, void *stream, double *ms);
+    /* The workspace is shared by the context's calls on any stream: before using it a call makes `stream`
+     * wait for the last call that did (ws_wait), and marks its own end (ws_mark); ws_drain waits on the host,
+     * before the workspace is freed. */
+    midint_status (*ws_wait)(midint_context *ctx, void *stream);
+    midint_status (*ws_mark)(midint_context *ctx, void *stream);
+    midint_status (*ws_drain)(midint_context *ctx);
 } midint_backend_ops;
 
 /* A device buffer of the host path and its capacity. */
@@ -56,6 +62,9 @@ struct midint_context {
     size_t staging_bytes;           /* cap on the host path's device buffers */
     midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
+    midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
+    size_t workspace_cap;           /* midint_set_workspace_bytes */
+    uint32_t test_ntt_log, test_ntt_rows; /* test hook MIDINT_TEST_NTT_SPLIT: transform length and row length */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
@@ -89,8 +98,28 @@ const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op 
 /* The device buffer of NTT twiddle tables, made and uploaded on first use; on failure the message is set. */
 midint_status midint_ntt_table(midint_context *ctx, void **out);
 
-/* The launch of v on these buffers at n words and `count` instances: geometry and arguments. */
-void midint_plan_launch(const midint_variant *v, uint32_t n, uint64_t count, void *r, const void *a, const void *b,
-                        void *aux, int vec, midint_launch *l);
+/* How one call runs (plan.c): the variant's launches for n words and `count` instances, and the workspace they
+ * share. A grid variant runs `group` instances per pass; each pass launches its kernels in order. */
+typedef struct midint_plan {
+    const midint_variant *v;
+    uint32_t n, rn;           /* words per operand, per result */
+    size_t count, group;      /* instances of the call, per pass */
+    uint64_t ws_words, st_words; /* workspace per instance: transform planes, tile states */
+    uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
+} midint_plan;
+
+/* Plan a call of v; MIDINT_ERR_OUT_OF_MEMORY when one instance needs more workspace than the cap. */
+midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, size_t count, midint_plan *p);
+
+/* Device bytes of workspace the plan uses. */
+size_t midint_plan_workspace(const midint_plan *p);
+
+/* Enqueue the plan on these buffers (aux: the carry output of add/sub, or NULL; tables: the NTT twiddle tables
+ * of NTT variants; vec: 16-byte accesses are safe), growing the context's workspace first when needed. */
+midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
+                              void *aux, void *tables, int vec, void *stream);
+
+/* Release the workspace (after the work that uses it is done). */
+void midint_workspace_free(midint_context *ctx);
 
 #endif

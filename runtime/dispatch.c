@@ -1,5 +1,6 @@
 /* dispatch.c — which variant runs a call: forced by name, else the built-in default rule. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,12 @@ midint_status midint_dispatch_init(midint_context *ctx)
     /* Test hook for the tuner's tests: a variant named here returns a wrong word, as a broken kernel would. */
     const char *bad = getenv("MIDINT_TEST_CORRUPT");
     ctx->corrupt = bad && *bad ? midint_registry_find(bad) : NULL;
+    /* Test hook "LOG,ROWS": grid NTT transforms of at least 2^LOG points, in rows of 2^ROWS (0: the default
+     * split), so that every row and column kernel runs at sizes a CPU test can afford. */
+    const char *split = getenv("MIDINT_TEST_NTT_SPLIT");
+    if (split && *split && sscanf(split, "%u,%u", &ctx->test_ntt_log, &ctx->test_ntt_rows) != 2)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS",
+                           split);
     const char *env = getenv("MIDINT_VARIANT");
     while (env && *env) {
         size_t len = strcspn(env, ", ");
@@ -70,8 +77,10 @@ midint_status midint_force_variant(midint_context *ctx, const char *name)
 /* ---- level 2: the tuned table for this device (tuning.c) ---- */
 
 /* ---- level 3: the default rule ----
- * First the algorithm: NTT variants above an operation's crossover size, classical ones at or below it (when
- * the device can run none of the preferred kind, the other). Among those that serve the call, take the
+ * First the family: grid variants (an instance spread over many blocks) where no one-block variant serves the
+ * size, and for small batches of large instances (grid_from_bits, grid_below_count). Then the algorithm: NTT
+ * variants above an operation's crossover size, classical ones at or below it (when the device can run none
+ * of the preferred kind, the other). Among those that serve the call, take the
  * variants of the smallest generated size (fewest idle threads), then the lowest cost below: distance (in
  * doublings) from the preferred words (NTT: elements) per thread and threads per block, a limb-type
  * preference, and the fraction of threads left idle at this size.
@@ -88,11 +97,17 @@ typedef struct default_rule {
     uint32_t ntt_above_bits; /* NTT variants above this size, classical at or below; 0: never NTT */
     double ntt_q;            /* preferred transform elements per thread */
     double ntt_block, w_ntt_block; /* and the cost per doubling of threads per block beyond ntt_block */
+    /* Grid variants (an instance over many blocks) serve where no one-block variant does, and from grid_from_bits
+     * up also batches of fewer than grid_below_count instances (0: never), which one-block kernels would run on
+     * a few SMs. Among them: preferred words (NTT: points) per thread and threads per tile block. */
+    uint32_t grid_from_bits;
+    uint64_t grid_below_count;
+    double grid_q, grid_block;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0},
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 0, 0, 16, 1024},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 0, 0, 16, 1024},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
@@ -101,12 +116,16 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * = 7572 bits (mullo). NTT: 16 elements per thread were fastest at every size but 131072 bits, where that
      * makes 512-thread blocks and 32 elements (256 threads) ran 14-17% faster; at 262144 bits the two are
      * within 3% (1024 and 512 threads). */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0},
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256},
 };
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
 {
+    if (v->plan != MIDINT_PLAN_ONE_BLOCK) {
+        const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : MIDINT_ROLE_TILE, 0);
+        return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
+    }
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
     if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */
@@ -117,14 +136,16 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
            rule->w_limb * (v->limb_words != rule->limb_words) + rule->w_idle * idle;
 }
 
-/* The default rule's choice among the variants of the wanted algorithm (ntt: 1 NTT, 0 classical), or NULL. */
-static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, int ntt)
+/* The default rule's choice among the variants of the wanted kind (grid: 1 grid variants; else ntt: 1 NTT,
+ * 0 classical one-block variants), or NULL. */
+static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, int grid, int ntt)
 {
     const midint_variant *best = NULL;
     double best_cost = 0;
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || (v->ntt_primes != 0) != ntt)
+        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) ||
+            (v->plan != MIDINT_PLAN_ONE_BLOCK) != grid || (!grid && (v->ntt_primes != 0) != ntt))
             continue;
         double cost = default_cost(&default_rules[op], v, n);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
@@ -161,9 +182,13 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
 
     const default_rule *rule = &default_rules[op];
     int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
-    const midint_variant *best = default_choice(ctx, op, n, want_ntt);
-    if (!best)
-        best = default_choice(ctx, op, n, !want_ntt);
+    int want_grid = 32u * (uint64_t)n >= rule->grid_from_bits && count < rule->grid_below_count;
+    /* kinds in order of preference: (grid, ntt); grid variants of multiplication are NTT ones */
+    const int order[5][2] = {{want_grid, 0}, {0, want_ntt}, {want_ntt, 0}, {0, !want_ntt}, {1, 0}};
+    const midint_variant *best = NULL;
+    for (int i = 0; i < 5 && !best; i++)
+        if (order[i][0] || i % 2)
+            best = default_choice(ctx, op, n, order[i][0], order[i][1]);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
                            ctx->ops->name, midint_op_name(op), 32u * n);

@@ -32,12 +32,15 @@ typedef int (*midint_cuda_launcher)(const midint_launch *l, void *stream);
 extern const midint_cuda_launcher midint_cuda_launchers[];
 extern const size_t midint_cuda_launcher_count;
 
-/* OpenCL: each variant's program is midint_opencl_common followed by its kernel source. */
+/* OpenCL: a program is midint_opencl_common followed by midint_opencl_programs[i] (a one-block variant's kernel, or
+ * a grid engine's kernels); each kernel names its program. */
 typedef struct midint_opencl_kernel {
     const char *name;
-    const char *source;
+    int program;
 } midint_opencl_kernel;
 extern const char midint_opencl_common[];
+extern const char *const midint_opencl_programs[];
+extern const size_t midint_opencl_program_count;
 extern const midint_opencl_kernel midint_opencl_kernels[];
 extern const size_t midint_opencl_kernel_count;
 

@@ -22,18 +22,27 @@ extern "C" {
  * mul computes the full product, 2*bits bits (2*bits/32 words per instance in r, like mpn_mul_n); mullo the
  * low half, r = a * b mod 2^bits (bits/32 words; the multiplication of the paper and of CGBN).  Both are exact
  * at every size: from a few thousand bits up they run through number-theoretic transforms (docs/ntt.md),
- * whose twiddle tables the first such call on a context uploads (768 KiB of device memory, kept until
+ * whose twiddle tables the first such call on a context uploads (1057 KiB of device memory, kept until
  * midint_close).
  *
  * Sizes.  Any `bits` that is a multiple of 32, from 32 up to midint_max_bits() for that operation, works; the
- * generated sizes (`make gen SIZES=`) choose speed, not what is legal.
+ * generated sizes (`make gen SIZES=`) choose speed, not what is legal.  With the default sizes that is 2^31 bits
+ * for add and sub and 2^27 bits (2^28-bit products) for mul and mullo.
+ *
+ * Workspace.  Sizes beyond one thread block (and small batches of large instances) run as several kernels that
+ * keep intermediate results in device memory the context owns: allocated by the first call that needs it,
+ * grown when a call needs more, reused by later calls and freed by midint_close.  A call processes as many
+ * instances per pass as the workspace cap allows (midint_set_workspace_bytes, default 1 GiB; one 2^27-bit product
+ * needs 192 MiB); midint_workspace_size tells what a call would use.  Calls of one context on different streams
+ * (queues) are ordered where they share the workspace.
  *
  * Aliasing.  For add, sub and mullo, r may be the same buffer as a and/or b (in place); for mul, whose r is
  * twice as long, r may not overlap a or b at all.  Any other overlap between r, a, b and carry is refused
  * with MIDINT_ERR_OVERLAP; a and b may overlap each other freely.
  *
  * Errors.  Every call returns a midint_status.  On any failure detected before work starts (every
- * MIDINT_ERR_* except MIDINT_ERR_DEVICE) no output is written.  A device failure in the middle of a
+ * MIDINT_ERR_* except MIDINT_ERR_DEVICE, and MIDINT_ERR_OUT_OF_MEMORY when device memory runs out for a
+ * workspace that passed the cap) no output is written.  A device failure in the middle of a
  * chunked host call (MIDINT_ERR_DEVICE) may leave r and carry written for a prefix of the batch; the
  * message says how many instances completed.  midint_last_error() gives a sentence about the last failure.
  *
@@ -183,6 +192,17 @@ const char *midint_variant_name(size_t i);
 /* Upper bound on the device memory a host call uses for staging; smaller values make more, smaller chunks.
  * Default 1 GiB; at least one instance's worth is always used. */
 midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes);
+
+/* ---- Workspace (see CONVENTIONS) ---- */
+
+/* The device workspace, in bytes, that a device call of `op` on `count` instances of `bits` bits would use now
+ * (the same dispatch and checks as the call; a host call uses at most as much): 0 for one-block variants. */
+midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned bits, size_t count, size_t *bytes);
+
+/* Cap on the workspace (default 1 GiB): calls run as many instances per pass as fit under it, and a call of which
+ * one instance needs more fails with MIDINT_ERR_OUT_OF_MEMORY, naming the size it needs, before writing
+ * anything.  A held workspace larger than the new cap is freed. */
+midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
-/* ntt_tables.c — the NTT twiddle tables: made on the host from the generated primes, uploaded once per context. */
+/* ntt_tables.c — the NTT twiddle tables (one-block and grid): made on the host from the generated primes, uploaded
+ * once per context. */
 #include <stdlib.h>
 
 #include "context.h"
@@ -35,6 +36,32 @@ static void fill(uint32_t *t, const midint_ntt_prime *q, uint32_t len, int inver
     }
 }
 
+static void put(uint32_t *pair, uint32_t w, uint32_t p)
+{
+    pair[0] = w;
+    pair[1] = (uint32_t)(((uint64_t)w << 32) / p);
+}
+
+/* The grid NTT's tables of one prime (midint_ntt_grid_layout): the twiddles between passes, lo[j] = w^j and
+ * hi[j] = w^(j 2^lo_bits) for the primitive 2^log_max-th root w, forward and inverse, and scale[l] = 2^32 / 2^l. */
+static void fill_grid(uint32_t *t, const midint_ntt_prime *q)
+{
+    const midint_ntt_grid_layout *g = &midint_ntt_grid;
+    uint32_t p = q->p, w = powmod(q->root, (uint64_t)1 << (q->order - g->log_max), p);
+    uint32_t lo = 1u << g->lo_bits, hi = 1u << (g->log_max - g->lo_bits);
+    for (int inverse = 0; inverse < 2; inverse++) {
+        uint32_t base = inverse ? powmod(w, p - 2u, p) : w, step = powmod(base, lo, p), x = 1, y = 1;
+        uint32_t *tlo = t + 2u * (inverse ? g->inv_lo : g->fwd_lo), *thi = t + 2u * (inverse ? g->inv_hi : g->fwd_hi);
+        for (uint32_t j = 0; j < lo; j++, x = mulmod(x, base, p))
+            put(tlo + 2u * j, x, p);
+        for (uint32_t j = 0; j < hi; j++, y = mulmod(y, step, p))
+            put(thi + 2u * j, y, p);
+    }
+    uint32_t half = (p + 1u) / 2u, scale = (uint32_t)(((uint64_t)1 << 32) % p); /* 2^32 / 2^l: halve l times */
+    for (uint32_t l = 0; l < g->scales; l++, scale = mulmod(scale, half, p))
+        put(t + 2u * (g->scale + l), scale, p);
+}
+
 midint_status midint_ntt_table(midint_context *ctx, void **out)
 {
     if (ctx->ntt_table) {
@@ -42,14 +69,16 @@ midint_status midint_ntt_table(midint_context *ctx, void **out)
         return MIDINT_OK;
     }
     const uint32_t len = midint_ntt_table_length;
-    const size_t words = midint_ntt_prime_count * 2u * 2u * len;
+    const size_t words = 2u * ((size_t)midint_ntt_grid.base + midint_ntt_prime_count * midint_ntt_grid.stride);
     uint32_t *host = malloc(words * 4);
     if (!host)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "NTT twiddle tables: out of host memory (%zu bytes)",
                            words * 4);
-    for (size_t i = 0; i < midint_ntt_prime_count; i++)
+    for (size_t i = 0; i < midint_ntt_prime_count; i++) {
         for (int inverse = 0; inverse < 2; inverse++)
             fill(host + (2u * i + (size_t)inverse) * 2u * len, &midint_ntt_primes[i], len, inverse);
+        fill_grid(host + 2u * (midint_ntt_grid.base + i * midint_ntt_grid.stride), &midint_ntt_primes[i]);
+    }
     void *buf = NULL;
     midint_status st = ctx->ops->alloc(ctx, words * 4, &buf);
     if (st == MIDINT_OK && (st = ctx->ops->upload(ctx, buf, host, words * 4)) != MIDINT_OK)

@@ -33,13 +33,10 @@ static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
 }
 
 /* Checks common to both paths; nothing has been touched when this fails. `fn` names the API function. */
-static midint_status check_call(midint_context *ctx, const call *c, const char *fn, int device_handles)
+/* The checks of count and bits (ctx is not NULL). */
+static midint_status check_shape(midint_context *ctx, const call *c, const char *fn)
 {
     const op_desc *d = &op_descs[c->op];
-    if (!ctx)
-        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
-    if (!c->r || !c->a || !c->b)
-        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !c->r ? "r" : !c->a ? "a" : "b");
     if (c->count == 0)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", fn);
     if (c->bits == 0 || c->bits % 32)
@@ -53,6 +50,20 @@ static midint_status check_call(midint_context *ctx, const call *c, const char *
     size_t n = c->bits / 32;
     if (c->count > SIZE_MAX / 4 / n / d->r_words_per_n || c->count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, c->count);
+    return MIDINT_OK;
+}
+
+static midint_status check_call(midint_context *ctx, const call *c, const char *fn, int device_handles)
+{
+    const op_desc *d = &op_descs[c->op];
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+    if (!c->r || !c->a || !c->b)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !c->r ? "r" : !c->a ? "a" : "b");
+    midint_status st = check_shape(ctx, c, fn);
+    if (st != MIDINT_OK)
+        return st;
+    size_t n = c->bits / 32;
     size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
     if (device_handles && ctx->ops->buffer_bytes) {
         /* buffer objects know their size: a batch that does not fit is refused rather than overrun */
@@ -117,17 +128,30 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
-/* What both paths do first: check the arguments, choose the variant, and make what its kernel reads besides
- * the operands: NTT kernels take the twiddle tables in the aux argument (the multiplications have no carry). */
-static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
-                                const midint_variant **v, void **tables)
+/* Instances per chunk of the host path: the device copies of a, b and r stay within the staging cap (at least
+ * one instance). */
+static size_t host_chunk(const midint_context *ctx, const call *c)
 {
+    size_t per = (size_t)(c->bits / 32) * 4 * (2 + op_descs[c->op].r_words_per_n);
+    size_t chunk = ctx->staging_bytes / per;
+    return chunk == 0 ? 1 : chunk > c->count ? c->count : chunk;
+}
+
+/* What both paths do first: check the arguments, choose the variant, plan it (for the whole batch on device
+ * buffers, for one chunk of the host path), and make what its kernels read besides the operands: NTT kernels
+ * take the twiddle tables in the aux argument (the multiplications have no carry). */
+static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
+                                midint_plan *plan, void **tables)
+{
+    const midint_variant *v = NULL;
     *tables = NULL;
     midint_status st = check_call(ctx, c, fn, device_handles);
     if (st != MIDINT_OK)
         return st;
-    if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, v)) != MIDINT_OK ||
-        ((*v)->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
+    if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, &v)) != MIDINT_OK ||
+        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : host_chunk(ctx, c), plan)) !=
+            MIDINT_OK ||
+        (v->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     return MIDINT_OK;
 }
@@ -135,20 +159,13 @@ static midint_status begin_call(midint_context *ctx, const call *c, const char *
 static midint_status run_host(midint_context *ctx, const call *c, const char *fn)
 {
     const op_desc *d = &op_descs[c->op];
-    const midint_variant *v = NULL;
+    midint_plan plan;
     void *tables = NULL;
-    midint_status st = begin_call(ctx, c, fn, 0, &v, &tables);
+    midint_status st = begin_call(ctx, c, fn, 0, &plan, &tables);
     if (st != MIDINT_OK)
         return st;
+    size_t chunk = plan.count;
     uint32_t n = c->bits / 32;
-
-    /* Chunk so that the device copies of a, b and r stay within the staging cap (at least one instance). */
-    size_t per = (size_t)n * 4 * (2 + d->r_words_per_n);
-    size_t chunk = ctx->staging_bytes / per;
-    if (chunk == 0)
-        chunk = 1;
-    if (chunk > c->count)
-        chunk = c->count;
     size_t in_bytes = chunk * n * 4;
     if ((st = grow(ctx, &ctx->stage[0], in_bytes)) != MIDINT_OK || (st = grow(ctx, &ctx->stage[1], in_bytes)) != MIDINT_OK ||
         (st = grow(ctx, &ctx->stage[2], in_bytes * d->r_words_per_n)) != MIDINT_OK ||
@@ -160,12 +177,14 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
     for (size_t done = 0; done < c->count; done += chunk) {
         size_t m = c->count - done < chunk ? c->count - done : chunk;
         size_t off = done * n, bytes = m * n * 4;
-        midint_launch l;
-        midint_plan_launch(v, n, m, dr, da, db, c->aux ? dc : tables, n % 4 == 0, &l);
+        plan.count = m;
+        if (plan.group > m)
+            plan.group = m;
         /* r is written only after the chunk's inputs were read, so in-place host calls are safe */
         if ((st = ops->upload(ctx, da, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
             (st = ops->upload(ctx, db, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
-            (st = ops->launch(ctx, v, &l, NULL)) != MIDINT_OK || (st = spoil_if_planted(ctx, v, dr, NULL)) != MIDINT_OK ||
+            (st = midint_plan_run(ctx, &plan, dr, da, db, c->aux ? dc : NULL, tables, n % 4 == 0, NULL)) != MIDINT_OK ||
+            (st = spoil_if_planted(ctx, plan.v, dr, NULL)) != MIDINT_OK ||
             (st = ops->download(ctx, (uint32_t *)c->r + off * d->r_words_per_n, dr, bytes * d->r_words_per_n)) !=
                 MIDINT_OK ||
             (c->aux && (st = ops->download(ctx, (uint32_t *)c->aux + done, dc, m * 4)) != MIDINT_OK))
@@ -177,19 +196,16 @@ static midint_status run_host(midint_context *ctx, const call *c, const char *fn
 
 static midint_status run_device(midint_context *ctx, const call *c, void *stream, const char *fn)
 {
-    const midint_variant *v = NULL;
+    midint_plan plan;
     void *tables = NULL;
-    midint_status st = begin_call(ctx, c, fn, 1, &v, &tables);
+    midint_status st = begin_call(ctx, c, fn, 1, &plan, &tables);
     if (st != MIDINT_OK)
         return st;
-    uint32_t n = c->bits / 32;
-    midint_launch l;
-    midint_plan_launch(v, n, c->count, c->r, c->a, c->b, c->aux ? c->aux : tables,
-                       n % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
-                           ctx->ops->aligned16(c->b), &l);
-    if ((st = ctx->ops->launch(ctx, v, &l, stream)) != MIDINT_OK)
-        return st;
-    return spoil_if_planted(ctx, v, c->r, stream);
+    int vec = c->bits / 32 % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
+              ctx->ops->aligned16(c->b);
+    if ((st = midint_plan_run(ctx, &plan, c->r, c->a, c->b, c->aux, tables, vec, stream)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    return spoil_if_planted(ctx, plan.v, c->r, stream);
 }
 
 #define HOST_OP(fn, opcode, auxname)                                                                            \
@@ -238,4 +254,35 @@ midint_status midint_synchronize(midint_context *ctx, void *stream)
     if (!ctx)
         return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_synchronize: ctx is NULL");
     return ctx->ops->synchronize(ctx, stream);
+}
+
+midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned bits, size_t count, size_t *bytes)
+{
+    if (!ctx || !bytes)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_workspace_size: %s is NULL", ctx ? "bytes" : "ctx");
+    if ((unsigned)op >= MIDINT_OP_COUNT_)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_workspace_size: unknown operation %d", (int)op);
+    call c = {op, count, bits, NULL, NULL, NULL, NULL};
+    const char *fn = "midint_workspace_size";
+    midint_status st = check_shape(ctx, &c, fn);
+    const midint_variant *v = NULL;
+    midint_plan plan;
+    if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, bits / 32, count, &v)) != MIDINT_OK ||
+                            (st = midint_plan_make(ctx, v, bits / 32, count, &plan)) != MIDINT_OK))
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    if (st == MIDINT_OK)
+        *bytes = midint_plan_workspace(&plan);
+    return st;
+}
+
+midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_set_workspace_bytes: ctx is NULL");
+    if (bytes == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_set_workspace_bytes: bytes must be positive");
+    ctx->workspace_cap = bytes;
+    if (ctx->ws.bytes + ctx->st.bytes > bytes)
+        midint_workspace_free(ctx);
+    return MIDINT_OK;
 }

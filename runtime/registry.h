@@ -1,23 +1,56 @@
-/* registry.h — the generated table of variants: what each kernel is and what it needs to run. */
+/* registry.h — the generated tables: variants (what each computes and how a call runs) and their kernels. */
 #ifndef MIDINT_REGISTRY_H
 #define MIDINT_REGISTRY_H
 
 #include "midint.h"
 
+/* How a call of a variant runs (plan.c): one launch, or several sharing a workspace. */
+typedef enum midint_plan_kind {
+    MIDINT_PLAN_ONE_BLOCK = 0,   /* one kernel, an instance (or several) per block */
+    MIDINT_PLAN_ADDSUB_GRID = 1, /* tiles of an instance added in parallel, then the carries between them */
+    MIDINT_PLAN_NTT_GRID = 2     /* four-step NTT: column, row and inverse column passes, CRT, carries */
+} midint_plan_kind;
+
+/* What a kernel does within its variant's plan. */
+typedef enum midint_role {
+    MIDINT_ROLE_ONE_BLOCK = 0, /* the whole operation */
+    MIDINT_ROLE_TILE = 1,      /* add/sub grid: tiles with no carry in, and their carry states */
+    MIDINT_ROLE_FIXUP = 2,     /* grid families: carries between tiles, carry out */
+    MIDINT_ROLE_ROWS = 3,      /* NTT grid: row transforms, pointwise product, inverse row transforms */
+    MIDINT_ROLE_COLS = 4,      /* NTT grid: digits in, column transforms, twiddles */
+    MIDINT_ROLE_COLS_INV = 5,  /* NTT grid: twiddles, inverse column transforms, scale: the residues */
+    MIDINT_ROLE_CRT = 6        /* NTT grid: residues to result words, tile by tile */
+} midint_role;
+
+typedef struct midint_kernel {
+    const char *name;
+    midint_backend backend;
+    midint_role role;
+    uint32_t log_length;     /* NTT pass kernels: log2 of their sub-transform length; 0 otherwise */
+    uint32_t block;          /* threads per block */
+    uint32_t shared_bytes;   /* dynamic shared / local memory per block */
+    uint32_t span;           /* columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup) */
+    int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
+} midint_kernel;
+
 typedef struct midint_variant {
-    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB_backend */
+    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK]_backend */
     midint_op op;
     uint32_t bits;           /* largest size it serves; any multiple of 32 below works too */
     uint32_t limb_words;     /* 32-bit words per limb: 1 (u32) or 2 (u64) */
-    uint32_t q;              /* limbs per thread */
+    uint32_t q;              /* limbs (NTT: transform points) per thread */
     uint32_t ipb;            /* instances per block at the full size (NTT variants: at every size) */
     midint_backend backend;
-    uint32_t block;          /* threads per block (fixed for the kernel) */
-    uint32_t shared_bytes;   /* dynamic shared / local memory per block */
-    int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
+    uint32_t block;          /* threads per block (grid variants: of their largest kernel) */
+    uint32_t shared_bytes;   /* dynamic shared / local memory per block (grid variants: the most of any kernel) */
     uint32_t ntt_primes;     /* NTT variants: primes in the set (the first ones of midint_ntt_primes); 0 otherwise */
     uint32_t digit_bits;     /* NTT variants: bits per digit */
+    midint_plan_kind plan;
+    uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
 } midint_variant;
+
+extern const midint_kernel midint_kernels[];
+extern const size_t midint_kernel_count;
 
 /* An NTT prime p = k 2^order + 1 and a primitive 2^order-th root of unity mod p. */
 typedef struct midint_ntt_prime {
@@ -26,6 +59,19 @@ typedef struct midint_ntt_prime {
 extern const midint_ntt_prime midint_ntt_primes[];
 extern const size_t midint_ntt_prime_count;
 extern const uint32_t midint_ntt_table_length;
+
+/* The grid NTT's constants (generator/grid_plan.py): where its tables sit in the twiddle buffer (in (value,
+ * quotient) pairs), and its transform lengths. */
+typedef struct midint_ntt_grid_layout {
+    uint32_t base;        /* first pair after the one-block tables */
+    uint32_t stride;      /* pairs per prime */
+    uint32_t lo_bits;     /* lo[j] = w^j for j < 2^lo_bits, hi[j] = w^(j 2^lo_bits), w a primitive 2^log_max-th root */
+    uint32_t log_min;     /* shorter transforms are padded to 2^log_min points */
+    uint32_t log_max;     /* the longest transform: 2^log_max points */
+    uint32_t fwd_lo, fwd_hi, inv_lo, inv_hi, scale; /* sections within one prime's pairs */
+    uint32_t scales;      /* scale[l] = (2^32 / 2^l mod p, quotient) for l < scales */
+} midint_ntt_grid_layout;
+extern const midint_ntt_grid_layout midint_ntt_grid;
 
 extern const midint_variant midint_registry[];
 extern const size_t midint_registry_size;
@@ -37,5 +83,8 @@ const midint_variant *midint_registry_find(const char *name);
 /* Threads per instance for n words, and whether the variant can serve (op, n words) at all. */
 uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n);
 int midint_variant_serves(const midint_variant *v, midint_op op, midint_backend backend, uint32_t n);
+
+/* The kernel of v with `role` (and, for NTT passes, sub-transform length 2^log_length), or NULL. */
+const midint_kernel *midint_variant_kernel(const midint_variant *v, midint_role role, uint32_t log_length);
 
 #endif

@@ -48,7 +48,8 @@ def test_every_generated_variant_satisfies_every_constraint():
         assert failed_constraint(v) is None or failed_constraint(v).kind == "prune", v.name
         assert v.block <= MAX_BLOCK_THREADS and v.block % 32 == 0
         assert shared_bytes(v) <= MAX_SHARED_BYTES
-        assert v.threads_per_instance * v.chunk_words >= v.words  # the padded length covers the instance
+        if v.grid is None:   # the padded length covers the instance (grid variants spread it over blocks)
+            assert v.threads_per_instance * v.chunk_words >= v.words
 
 
 @pytest.mark.parametrize("field,value,constraint", [
@@ -114,8 +115,22 @@ def test_bad_sizes_are_refused(text, message):
 
 
 def test_too_large_names_the_constraints():
-    with pytest.raises(PlanError, match=r"no add variant fits.*block_max"):
-        plan([1 << 20])
+    with pytest.raises(PlanError, match=r"no mul variant fits.*block_max.*ntt_grid_length"):
+        plan([1 << 28], ops=["mul"])
+
+
+def test_size_above_one_operations_largest_is_left_out_with_a_note():
+    notes = []
+    names = [v.name for v in plan([1 << 31], notes=notes)]
+    assert names and {n.split("_")[0] for n in names} == {"add", "sub"}
+    assert any(n.startswith("mul ") and "ntt_bound" in n for n in notes), notes
+    with pytest.raises(PlanError, match="no mul variant fits"):
+        plan([1 << 31], ops=["mul", "mullo"])
+
+
+def test_sizes_above_the_generator_limit_are_refused():
+    with pytest.raises(PlanError, match="above the generator's limit"):
+        parse_sizes(str((1 << 31) + 32))
 
 
 def test_sizes_sorted_and_deduplicated():
@@ -130,8 +145,8 @@ def test_cli_refuses_with_message_and_writes_nothing(tmp_path):
 
 
 def test_cli_too_large(tmp_path):
-    p = gen("--sizes", str(1 << 20), out=tmp_path / "g")
-    assert p.returncode == 2 and "too large" in p.stderr and "block_max" in p.stderr
+    p = gen("--sizes", str(1 << 28), "--ops", "mul,mullo", out=tmp_path / "g")
+    assert p.returncode == 2 and "too large" in p.stderr and "ntt_grid_length" in p.stderr
 
 
 def test_cli_writes_registry_kernels_and_list(tmp_path):

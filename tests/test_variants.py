@@ -1,5 +1,7 @@
 """Every generated variant against GMP: random and adversarial inputs, runtime sizes, ragged counts, aliasing."""
 
+import re
+
 import pytest
 
 from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
@@ -8,9 +10,10 @@ from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, ru
 # largest partial-product carries), and the in-place aliases the operation allows.
 OPS = {
     "add": dict(patterns=("random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement", "single_bits",
-                          "runs", "equal"),
+                          "runs", "equal", "edges"),
                 chains=("ones_plus_one", "zero_minus_one", "runs", "complement"), aliases=("ra", "rb", "rab")),
-    "mul": dict(patterns=("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs", "sparse"),
+    "mul": dict(patterns=("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs", "sparse",
+                          "edges"),
                 chains=("max", "mersenne", "runs"), aliases=()),
 }
 OPS["sub"] = OPS["add"]
@@ -74,7 +77,54 @@ def cases_for(v):
     return cases
 
 
+# Grid variants (an instance over many blocks) share their kernels with the other sizes of their engine (the name
+# without its size): each engine gets the whole matrix once, through its largest variant of at most
+# GRID_BITS[backend] bits (the CPU run of OpenCL affords a million bits), at that size; every other size gets one
+# case at min(its size, GRID_BITS). On the GPU every variant also runs at its own size (up to 2^27 bits of
+# multiplication and 2^31 of addition). Counts of 1, 2 and 3 instances, sizes that are not powers of two, in place.
+GRID_BITS = {"opencl": 1 << 21, "cuda": 1 << 23}
+
+
+def engine_of(v):
+    return re.sub(r"^(\w+?)_\d+_", r"\1_", v["name"])
+
+
+def grid_cases(v, full_matrix):
+    op, spec = v["op"], OPS[v["op"]]
+    top = min(v["bits"], GRID_BITS[v["backend"]])
+    cases, seed = [], 1
+
+    def add(bits, count, pattern, api="host", alias="none"):
+        nonlocal seed
+        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias}")
+        seed += 1
+
+    if v["backend"] == "cuda" and v["bits"] > top:   # the variant's own size, on the GPU
+        add(v["bits"], 1, "max" if op in ("mul", "mullo") else "ones_plus_one")
+        add(v["bits"] - 32, 1, "random", api="device")
+    if not full_matrix:
+        add(top, 2, "mixed")
+        return cases
+    odd = top // 2 + 32 * 37            # not a power of two, not a multiple of the tile
+    for bits in sorted({top, top - 32, odd, 65536 + 96}):
+        for count in (1, 2, 3):
+            add(bits, count, "mixed")
+    for p in spec["patterns"]:
+        add(top, 1, p)
+    for p in spec["chains"]:
+        add(top, 3, p)
+    add(odd, 2, "mixed", api="device")
+    for alias in spec["aliases"]:
+        add(odd, 2, "mixed", api="device" if alias == "rab" else "host", alias=alias)
+    return cases
+
+
 VARIANTS = [v for v in read_variants() if v["op"] in OPS]
+MATRIX_OF_ENGINE = {}   # (engine, op) -> the variant that runs the whole matrix
+for _v in sorted((v for v in VARIANTS if v["grid"] != "-"), key=lambda v: v["bits"]):
+    _key = (engine_of(_v), _v["op"])
+    if _key not in MATRIX_OF_ENGINE or _v["bits"] <= GRID_BITS[_v["backend"]]:
+        MATRIX_OF_ENGINE[_key] = _v["name"]
 
 
 @pytest.mark.parametrize("case", ["add 4096 33 mixed 1 host none", "mullo 512 9 mixed 2 host none"])
@@ -94,6 +144,9 @@ def test_variants_were_generated(backend, op):
 @pytest.mark.parametrize("v", VARIANTS, ids=[v["name"] for v in VARIANTS])
 def test_variant_against_gmp(v):
     require_backend(v["backend"])
-    cases = cases_for(v)
+    if v["grid"] != "-":
+        cases = grid_cases(v, MATRIX_OF_ENGINE[(engine_of(v), v["op"])] == v["name"])
+    else:
+        cases = cases_for(v)
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
     assert_all_ok(proc, cases)

@@ -1,6 +1,8 @@
 """Benchmark users can run (`make bench`): the dispatched variant of every op and size against GMP on all cores.
 
-Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of throughput against size.
+Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of throughput against size. Then
+single instances of large sizes (one product of 2^20..2^27 bits, one addition of 2^30 bits) against GMP on one
+host core: a second table and CSV (`<out>_single.csv`).
 GPU side: backend events, one warm-up, the median of --reps launches, random operands, results checked against
 GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (mullo uses
 mpn_mul_n: GMP has no public low-half product). A device-to-device copy is timed in the same run.
@@ -16,6 +18,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune import ROOT, Measure, read_variants  # noqa: E402
 
 BYTES_MOVED = {"add": 3, "sub": 3, "mul": 4, "mullo": 3}   # operand-sized transfers per instance
+# single instances: the products of the issue's marks, and one addition of 128 MiB operands
+SINGLE = tuple(("mul", 1 << e) for e in (20, 22, 24, 26, 27)) + (("mullo", 1 << 24), ("add", 1 << 30), ("sub", 1 << 30))
+
+
+def single_table(m, args):
+    """One instance per call, timed like the batches, against GMP's mpn on one host core."""
+    pairs = [(p.split(":")[0], int(p.split(":")[1])) for p in args.single.split(",") if p]
+    if not pairs:
+        return []
+    print(f"\nsingle instances ({args.reps} launches, median), GMP on one core")
+    print(f"{'op':6} {'bits':>10}  {'variant':40} {'ms':>9} {'GB/s':>8} {'GMP ms':>9} {'x GMP':>7} check")
+    rows = []
+    for op, bits in pairs:
+        name, ms, passed, msg = m.time(op, bits, 1, "default", args.reps)
+        if ms is None:
+            print(f"{op:6} {bits:10d}  failed: {msg}")
+            continue
+        gmp_ms = 1e3 * float(m.ask(f"gmp {op} {bits} 1 1")[5])
+        gbps = BYTES_MOVED[op] * bits / 8 / ms / 1e6
+        rows.append(dict(op=op, bits=bits, variant=name, median_ms=ms, gbps=gbps, gmp_ms=gmp_ms,
+                         speedup=gmp_ms / ms, check="pass" if passed else "FAIL"))
+        print(f"{op:6} {bits:10d}  {name:40} {ms:9.4f} {gbps:8.1f} {gmp_ms:9.2f} {gmp_ms / ms:7.1f} "
+              f"{rows[-1]['check']}", flush=True)
+    return rows
 
 
 def main(argv=None):
@@ -29,6 +55,8 @@ def main(argv=None):
     ap.add_argument("--tuning", default="", help="tuned table to use ('none': the default rule; default: what "
                     "the library finds for this device)")
     ap.add_argument("--out", default=str(ROOT / "out" / "bench"), help="prefix of the CSV and PNG files")
+    ap.add_argument("--single", default=",".join(f"{op}:{bits}" for op, bits in SINGLE),
+                    help="op:bits pairs timed as one instance against GMP on one core ('' for none)")
     args = ap.parse_args(argv)
 
     ops = [o for o in args.ops.split(",") if o]
@@ -58,20 +86,23 @@ def main(argv=None):
             rows.append(row)
             print(f"{op:6} {bits:7d} {count:9d}  {name:34} {ms:9.4f} {gbps:8.1f} {minst:10.2f} {gmp_minst:9.2f} "
                   f"{minst / gmp_minst:8.1f} {row['check']}", flush=True)
+    single = single_table(m, args)
     m.close()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{out}.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["op"])
-        w.writeheader()
-        w.writerows(rows)
+    for path, table in ((f"{out}.csv", rows), (f"{out}_single.csv", single)):
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["op"])
+            w.writeheader()
+            w.writerows(table)
+    passed = all(r["check"] == "pass" for r in rows + single)
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"bench: wrote {out}.csv (no PNG: matplotlib is not installed)")
-        return 0 if all(r["check"] == "pass" for r in rows) else 1
+        print(f"bench: wrote {out}.csv, {out}_single.csv (no PNG: matplotlib is not installed)")
+        return 0 if passed else 1
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for op in ops:
         pts = [r for r in rows if r["op"] == op]
@@ -88,8 +119,8 @@ def main(argv=None):
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(f"{out}.png", dpi=120)
-    print(f"bench: wrote {out}.csv and {out}.png")
-    return 0 if all(r["check"] == "pass" for r in rows) else 1
+    print(f"bench: wrote {out}.csv, {out}_single.csv and {out}.png")
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Time every variant of some operations and sizes at one batch size, and report the best per algorithm.
 
-Classical and NTT multiplication side by side, in one run on one device: for each (op, size), every generated
-variant is timed on the same operands (2^27 words per operand by default), checked against GMP, and the best
-of each algorithm (classical, each NTT prime set and digit size) is printed in million instances per second.
-Writes every measurement to a CSV.
+Classical, NTT and grid multiplication side by side, in one run on one device: for each (op, size), every
+generated variant is timed on the same operands (2^27 words per operand by default, or --count instances), checked
+against GMP, and the best of each algorithm (classical, each NTT prime set and digit size, one-block or grid) is
+printed in million instances per second. Writes every measurement to a CSV.
 """
 
 import argparse
@@ -12,11 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tune import Measure, read_variants  # noqa: E402
-
-
-def algorithm(v) -> str:
-    return "classical" if v.ntt == "-" else f"ntt-{v.ntt}"
+from tune import Measure, algorithm, read_variants  # noqa: E402
 
 
 def main(argv=None):
@@ -25,6 +21,7 @@ def main(argv=None):
     ap.add_argument("--ops", default="mul,mullo")
     ap.add_argument("--sizes", default="4096,8192,16384,32768,65536,131072,262144")
     ap.add_argument("--words", type=int, default=1 << 27, help="32-bit words per operand")
+    ap.add_argument("--count", type=int, default=0, help="instances per batch instead of --words (e.g. 1)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--csv", required=True)
     args = ap.parse_args(argv)
@@ -37,7 +34,7 @@ def main(argv=None):
     rows, best = [], {}
     for op in ops:
         for bits in sizes:
-            count = max(1, args.words // (bits // 32))
+            count = args.count or max(1, args.words // (bits // 32))
             for v in (v for v in variants if v.backend == args.backend and v.op == op and v.bits == bits):
                 name, ms, passed, msg = m.time(op, bits, count, v.name, args.reps)
                 status = "ok" if ms is not None and passed else "error" if ms is None else "WRONG"

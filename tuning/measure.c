@@ -9,7 +9,8 @@
  *   select OP BITS COUNT              -> "select OP BITS COUNT VARIANT"
  *   load PATH                         -> "load ok STATUS" or "load refused MESSAGE"
  * Operands are random (fixed seed), kept while consecutive commands use the same size and count.
- * A result is checked on 257 instances spread over the batch (all of them when fewer). */
+ * A result is checked on 257 instances spread over the batch (all of them when fewer; of instances beyond 2^15
+ * words, as many as make 2^23 words, at least one). */
 #include <gmp.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -83,17 +84,20 @@ static midint_status enqueue_op(void *p)
     return device_call(l->op, l->ctx, b->count, b->bits, b->dr, b->da, b->db, b->dc);
 }
 
-/* Compare 257 instances spread over the batch (or all) with GMP. */
+/* Compare 257 instances spread over the batch (or all) with GMP; of large instances fewer, up to 2^23 words of
+ * operands (one product of 2^27 bits takes GMP a second), but at least one, the last. */
 static int check(midint_context *ctx, midint_op op, const batch *b)
 {
     unsigned n = b->bits / 32, rn = result_words(op, n);
-    size_t samples = b->count < 257 ? b->count : 257;
+    size_t budget = ((size_t)1 << 23) / n, samples = b->count < 257 ? b->count : 257;
+    if (samples > budget)
+        samples = budget ? budget : 1;
     uint32_t *r = malloc((size_t)b->count * rn * 4), *carry = malloc(b->count * 4), *want = malloc(rn * 4);
     int ok = r && carry && want && midint_synchronize(ctx, NULL) == MIDINT_OK &&
              midint_buffer_read(ctx, r, b->dr, (size_t)b->count * rn * 4) == MIDINT_OK &&
              midint_buffer_read(ctx, carry, b->dc, b->count * 4) == MIDINT_OK;
     for (size_t k = 0; ok && k < samples; k++) {
-        size_t i = samples == b->count ? k : k == 256 ? b->count - 1 : (k * 2654435761u) % b->count;
+        size_t i = samples == b->count ? k : k == samples - 1 ? b->count - 1 : (k * 2654435761u) % b->count;
         uint32_t wc;
         reference(op, n, b->ha + i * n, b->hb + i * n, want, &wc);
         ok = memcmp(r + i * rn, want, rn * 4) == 0 && (!op_has_carry(op) || carry[i] == wc);

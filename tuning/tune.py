@@ -24,8 +24,9 @@ FORMAT = 1
 
 # Batch-size ranges the table keys on: (first count, last count or None for unbounded, count to time).
 # The timed count is capped by --words words per operand, so huge instances stay affordable; a range
-# whose first count is above the cap is left to the range before it.
-RANGES = ((1, 2047, 512), (2048, 65535, 16384), (65536, None, 1 << 20))
+# whose first count is above the cap is left to the range before it. The first range is where grid variants
+# (an instance over many blocks) can beat one-block ones at sizes both serve.
+RANGES = ((1, 15, 4), (16, 2047, 512), (2048, 65535, 16384), (65536, None, 1 << 20))
 
 # The cost model's device (Hopper-class SM); the prediction only ranks candidates of one size.
 SM = dict(threads=2048, blocks=32, shared=228 * 1024, registers=65536)
@@ -43,6 +44,7 @@ class Variant:
     block: int
     shared: int
     ntt: str = "-"        # pSETbDIGIT for NTT variants
+    grid: str = "-"       # threads per tile block of grid variants
 
     @property
     def chunk(self):
@@ -53,10 +55,15 @@ def read_variants(path=VARIANTS_TXT):
     out = []
     for line in Path(path).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti = line.split()
+            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti, grid = line.split()
             out.append(Variant(name, op, int(bits), 2 if limb == "u64" else 1, int(q), int(ipb), backend,
-                               int(block), int(shared), ntt))
+                               int(block), int(shared), ntt, grid))
     return out
+
+
+def algorithm(v: Variant) -> str:
+    """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block or grid."""
+    return ("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
 
 
 def predicted_cost(v: Variant) -> float:
@@ -68,11 +75,12 @@ def predicted_cost(v: Variant) -> float:
 
 
 def candidates_to_time(cands, keep, default_name):
-    """Per algorithm (classical, each NTT prime set and digit size: the model cannot rank across them), the
-    best `keep` by prediction, plus the default rule's choice (the baseline the table must beat)."""
+    """Per algorithm (classical, each NTT prime set and digit size, one-block or grid: the model cannot rank
+    across them), the best `keep` by prediction, plus the default rule's choice (the baseline the table must
+    beat)."""
     chosen = []
-    for algo in sorted({v.ntt for v in cands}):
-        ranked = sorted((v for v in cands if v.ntt == algo), key=lambda v: (predicted_cost(v), v.name))
+    for algo in sorted({algorithm(v) for v in cands}):
+        ranked = sorted((v for v in cands if algorithm(v) == algo), key=lambda v: (predicted_cost(v), v.name))
         chosen += ranked[:keep]
     chosen += [v for v in cands if v.name == default_name and v not in chosen]
     return chosen

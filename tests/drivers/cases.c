@@ -127,17 +127,41 @@ static void p_sparse(rng *g, unsigned n, uint32_t *a, uint32_t *b)
     b[rng_next(g) % n] |= 1u;
 }
 
+/* single bits on either side of every power-of-two word boundary (2^k - 1 | 2^k words): the boundaries of tiles,
+ * blocks and transform rows and columns; b: one such bit, or a run of ones ending at one, so that sums and
+ * products carry across the boundaries */
+static void p_edges(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    memset(a, 0, n * 4);
+    memset(b, 0, n * 4);
+    unsigned edges = 0;
+    for (unsigned w = 1; w < n; w <<= 1, edges++) {
+        a[w - 1] |= 0x80000000u;
+        a[w] |= 1u;
+    }
+    a[n - 1] |= 0x80000000u;
+    unsigned w = edges ? 1u << (rng_next(g) % edges) : 0;
+    if (rng_next(g) & 1) {
+        for (unsigned i = 0; i < w; i++)
+            b[i] = 0xffffffffu;
+        b[w] |= 1u;
+    } else {
+        b[w ? w - 1 : 0] |= 0x80000000u;
+    }
+}
+
 static const struct { const char *name; pattern_fn fn; } patterns[] = {
     {"random", p_random},           {"zero", p_zero},         {"max", p_max},
     {"ones_plus_one", p_ones_plus_one}, {"zero_minus_one", p_zero_minus_one},
     {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
     {"equal", p_equal},            {"one", p_one},           {"mersenne", p_mersenne},
-    {"sparse", p_sparse},
+    {"sparse", p_sparse},           {"edges", p_edges},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
 const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
-                                     "single_bits", "runs", "equal", "one", "mersenne", "sparse", "mixed", NULL};
+                                     "single_bits", "runs", "equal", "one", "mersenne", "sparse", "edges", "mixed",
+                                     NULL};
 
 int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
 {

@@ -1,0 +1,166 @@
+"""The grid families, whose instance spreads over many blocks and several kernels: their kernels and geometry as data.
+
+Add/sub: a tile kernel adds each tile of `block` x Q words with carry-in 0 and records the tile's carry state
+(generates / propagates); a fix-up kernel finds each tile's carry-in from the states before it and ripples it in.
+NTT multiplication (a four-step transform of L = L1 x L2 points, docs/ntt.md): column kernels transform the L1
+strided columns of L2 points and multiply by the twiddles w_L^(i1 k2), row kernels transform the L2 contiguous
+rows of L1 points of both operands, multiply them pointwise and transform back, inverse column kernels undo the
+columns, a CRT kernel recombines the primes' residues into result words tile by tile, and the fix-up kernel
+carries between tiles. The kernels do not depend on the variant's size: one set serves every size up to it, and
+variants of several sizes share it (an "engine").
+"""
+
+from dataclasses import dataclass
+
+from . import ntt, ntt_plan
+from .variant import Variant
+
+WARP = 32
+
+
+@dataclass(frozen=True)
+class GridKernel:
+    role: str            # the runtime's midint_role: tile, fixup, cols, cols_inv, rows, crt
+    log_length: int      # NTT pass kernels: log2 of their sub-transform length; 0 otherwise
+    template: str
+    block: int           # threads per block
+    shared_words: int    # dynamic shared words per block, before the OpenCL shuffle scratch
+    span: int            # columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup)
+    scans: bool          # uses the block carry scan (so needs the OpenCL shuffle scratch)
+
+    def name(self, engine: str) -> str:
+        return f"{engine}_{self.role}{1 << self.log_length if self.log_length else ''}"
+
+
+# ---- NTT grid: lengths, twiddle tables, geometry ----
+LOG_MAX = ntt.MIN_TWO_ADIC   # 2^23 points at most: the primes' 2-adic order
+LOG_MIN = 12                 # shorter transforms are zero-padded to 2^12 points (rows and columns of 2^6 or more)
+ROW_LOGS = tuple(range(6, 13))    # contiguous sub-transforms: 2^6 .. 2^12 points
+COL_LOGS = tuple(range(6, 12))    # strided sub-transforms: 2^6 .. 2^11 points
+BLOCK_ELEMENTS = 4096        # points per block of a row or column kernel (four 16-point registers x 256 threads)
+MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes
+CRT_WORDS = 8                # result words a CRT thread sums (RW)
+DIGIT_BITS = 32
+PRIME_SET = 3
+
+# Twiddles between the passes, w_L^e = w^(e 2^(23 - log L)) for the primitive 2^23-th root w, come from two small
+# tables, lo[j] = w^j (j < 2^LO_BITS) and hi[j] = w^(j 2^LO_BITS), multiplied in with two Shoup products. They,
+# and the scale 2^32 / L mod p per log L, follow the one-block tables in the runtime's table buffer
+# (runtime/ntt_tables.c); offsets in (value, quotient) pairs.
+LO_BITS = 12
+HI_BITS = LOG_MAX - LO_BITS
+SCALES = 32                  # one scale per log2 L < 32
+GRID_TABLE_BASE = 2 * PRIME_SET * ntt_plan.TABLE_LENGTH
+GRID_TABLE_SECTIONS = (("fwd_lo", 1 << LO_BITS), ("fwd_hi", 1 << HI_BITS), ("inv_lo", 1 << LO_BITS),
+                       ("inv_hi", 1 << HI_BITS), ("scale", SCALES))
+GRID_TABLE_STRIDE = sum(size for _, size in GRID_TABLE_SECTIONS)
+
+
+def grid_table_offsets() -> dict:
+    """Section -> offset (pairs) within one prime's grid tables."""
+    out, off = {}, 0
+    for name, size in GRID_TABLE_SECTIONS:
+        out[name] = off
+        off += size
+    return out
+
+
+def split(log_l: int) -> tuple[int, int]:
+    """(log2 L1, log2 L2): rows of L1 contiguous points, columns of L2; rows are the longer."""
+    return (log_l + 1) // 2, log_l // 2
+
+
+def log_length(bits: int) -> int:
+    """log2 of the transform length for operands of `bits` bits (32-bit digits), at least LOG_MIN."""
+    return max(LOG_MIN, ntt.transform_length(bits, DIGIT_BITS).bit_length() - 1)
+
+
+def column_stride(s: int, columns: int) -> int:
+    """Shared words between two columns: at least the padded column, and = 32/W (mod 32) so that a warp's
+    accesses to W neighbouring columns (32/W rows each) fall in different banks (odd for W >= 32)."""
+    want = max(1, WARP // columns) % WARP if columns < WARP else 1
+    cs = ntt_plan.padded(1 << s)
+    while cs % WARP != want and not (columns >= WARP and cs % 2 == 1):
+        cs += 1
+    return cs
+
+
+def col_kernel(s: int, r: int, inverse: bool) -> GridKernel:
+    columns = max(MIN_COLUMNS, BLOCK_ELEMENTS >> s)
+    threads = columns * ((1 << s) // r)
+    return GridKernel("cols_inv" if inverse else "cols", s, "kernel_ntt_cols.j2", threads,
+                      columns * column_stride(s, columns), columns, False)
+
+
+def row_kernel(s: int, r: int) -> GridKernel:
+    rows = max(1, BLOCK_ELEMENTS >> s)
+    return GridKernel("rows", s, "kernel_ntt_rows.j2", rows * ((1 << s) // r),
+                      rows * 2 * ntt_plan.padded(1 << s), rows, False)
+
+
+def crt_kernel(block: int) -> GridKernel:
+    tile = block * CRT_WORDS
+    # the coefficients' three words for the tile and the chunk below it, two spill words per thread and the one
+    # below, 32 scan words
+    words = 3 * ntt_plan.padded(tile + CRT_WORDS) + 2 * (block + 1) + WARP
+    return GridKernel("crt", 0, "kernel_ntt_crt.j2", block, words, tile, True)
+
+
+def fixup_kernel(block: int, q: int) -> GridKernel:
+    return GridKernel("fixup", 0, "kernel_carry_fixup.j2", block, WARP + 2, block * q, True)
+
+
+def tile_kernel(block: int, q: int) -> GridKernel:
+    tile = block * q
+    return GridKernel("tile", 0, "kernel_addsub_tile.j2", block, 2 * ntt_plan.padded(tile) + WARP, tile, True)
+
+
+def kernels(v: Variant) -> list[GridKernel]:
+    """The kernels of v's engine, in a fixed order."""
+    if v.ntt is None:
+        return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.q)]
+    out = [row_kernel(s, v.q) for s in ROW_LOGS]
+    out += [col_kernel(s, v.q, inverse) for inverse in (False, True) for s in COL_LOGS]
+    return out + [crt_kernel(v.grid), fixup_kernel(v.grid, CRT_WORDS)]
+
+
+def engine(v: Variant) -> str:
+    """The name of v's engine: the fields its kernels depend on (not the size). mul and mullo share one."""
+    kind = "ntt" if v.ntt is not None else v.op
+    nt = f"_p{v.ntt[0]}b{v.ntt[1]}" if v.ntt else ""
+    return f"{kind}_grid_{v.limb}_q{v.q}{nt}_g{v.grid}_{v.backend}"
+
+
+def shared_bytes(k: GridKernel, backend: str) -> int:
+    """Dynamic local memory of one block of kernel k (OpenCL emulates warp shuffles in one word per thread)."""
+    return 4 * (k.shared_words + (k.block if backend == "opencl" and k.scans else 0))
+
+
+def crt_context(v: Variant) -> dict:
+    """What kernel_ntt_crt.j2 needs: the prime set's constants and the chunk sum's layout."""
+    primes = ntt.prime_set(PRIME_SET)
+    consts = ntt.kernel_constants(PRIME_SET, DIGIT_BITS, 1 << LOG_MAX)
+    nv = 3   # a coefficient is below m (2^32 - 1)^2 < 2^86 for m <= 2^22 digits: three words
+    return dict(RW=CRT_WORDS, CPT=CRT_WORDS, NV=nv, consts=consts, p12=primes[0].p * primes[1].p,
+                sum_terms=ntt_plan.sum_terms(CRT_WORDS, CRT_WORDS, DIGIT_BITS, nv))
+
+
+def render_context(v: Variant, k: GridKernel) -> dict:
+    """Everything a grid kernel's template needs beyond the variant and the kernel."""
+    ctx = dict(k=k, R=v.q, Q=v.q, mode=v.op, TL=ntt_plan.TABLE_LENGTH, LOG_MAX=LOG_MAX, LO_BITS=LO_BITS,
+               GRID_BASE=GRID_TABLE_BASE, GRID_STRIDE=GRID_TABLE_STRIDE, grid_off=grid_table_offsets())
+    if v.ntt is not None:
+        ctx["primes"] = [q.p for q in ntt.prime_set(PRIME_SET)]
+        ctx["pconsts"] = ntt.kernel_constants(PRIME_SET, DIGIT_BITS, 1 << LOG_MAX)
+        if k.log_length:
+            ctx["S"] = 1 << k.log_length
+            ctx["TI"] = ctx["S"] // v.q
+            ctx["passes"] = ntt_plan.passes(ctx["S"], v.q)
+            if k.role.startswith("cols"):
+                ctx["CS"] = column_stride(k.log_length, k.span)
+        if k.role == "fixup":   # the product's carries: added, CRT_WORDS per thread
+            ctx.update(Q=CRT_WORDS, mode="add")
+        if k.role == "crt":
+            ctx["nt"] = crt_context(v)
+            ctx["bound"] = ntt.describe(PRIME_SET, DIGIT_BITS, 1 << (LOG_MAX + 4))
+    return ctx

@@ -1,0 +1,203 @@
+/* plan.c — how a call runs: one launch for a one-block variant; for a grid variant, passes of several launches
+ * that share the context's workspace (allocated at first need, grown, reused, capped). The host path, the device
+ * path and later multi-kernel operations all run plans. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
+
+static uint32_t bit_length(uint64_t x)
+{
+    uint32_t b = 0;
+    for (; x; x >>= 1)
+        b++;
+    return b;
+}
+
+const midint_kernel *midint_variant_kernel(const midint_variant *v, midint_role role, uint32_t log_length)
+{
+    for (uint32_t i = 0; i < v->nkernels; i++) {
+        const midint_kernel *k = &midint_kernels[v->kernel + i];
+        if (k->role == role && k->log_length == log_length)
+            return k;
+    }
+    return NULL;
+}
+
+static uint32_t tiles(uint32_t words, const midint_kernel *k)
+{
+    return (words + k->span - 1) / k->span;
+}
+
+/* The NTT grid's transform: 2^lg points (a cyclic convolution of 2n - 1 coefficients does not wrap, and at least
+ * the layout's minimum), split into rows of 2^rows points and columns of 2^(lg - rows); the test hook
+ * MIDINT_TEST_NTT_SPLIT lengthens the transform or chooses the split, so that every kernel can be tested at
+ * small sizes. */
+static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
+{
+    const midint_ntt_grid_layout *g = &midint_ntt_grid;
+    uint32_t lg = bit_length(2u * (uint64_t)n - 2u);
+    if (lg < g->log_min)
+        lg = g->log_min;
+    if (ctx->test_ntt_log > lg)
+        lg = ctx->test_ntt_log;
+    uint32_t rows = ctx->test_ntt_rows ? ctx->test_ntt_rows : (lg + 1) / 2;
+    if (lg > g->log_max || rows >= lg)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: a transform of 2^%u points in rows of 2^%u cannot "
+                           "be planned (at most 2^%u points)", v->name, lg, rows, g->log_max);
+    const midint_kernel *kr = midint_variant_kernel(v, MIDINT_ROLE_ROWS, rows);
+    const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, lg - rows);
+    if (!kr || !kc || !midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, lg - rows) || kr->span > (1u << (lg - rows)) ||
+        kc->span > (1u << rows))
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: no kernels for rows of 2^%u and columns of 2^%u "
+                           "points%s", v->name, rows, lg - rows,
+                           ctx->test_ntt_rows ? " (MIDINT_TEST_NTT_SPLIT)" : "");
+    p->log_length = lg;
+    p->log_rows = rows;
+    p->ws_words = 2ull * v->ntt_primes << lg;
+    p->st_words = tiles(p->rn, midint_variant_kernel(v, MIDINT_ROLE_CRT, 0));
+    return MIDINT_OK;
+}
+
+midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, size_t count, midint_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->v = v;
+    p->n = n;
+    p->rn = v->op == MIDINT_OP_MUL ? 2u * n : n;
+    p->count = p->group = count;
+    midint_status st = MIDINT_OK;
+    if (v->plan == MIDINT_PLAN_ADDSUB_GRID)
+        p->st_words = tiles(n, midint_variant_kernel(v, MIDINT_ROLE_TILE, 0));
+    else if (v->plan == MIDINT_PLAN_NTT_GRID)
+        st = ntt_shape(ctx, v, n, p);
+    if (st != MIDINT_OK || v->plan == MIDINT_PLAN_ONE_BLOCK)
+        return st;
+    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : DEFAULT_WORKSPACE_CAP;
+    uint64_t per = 4u * (p->ws_words + p->st_words);
+    if (per > cap)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
+                           "instance; the workspace cap is %zu bytes (midint_set_workspace_bytes)", v->name, 32u * n,
+                           (unsigned long long)per, cap);
+    if (p->group > cap / per)
+        p->group = cap / per;
+    return MIDINT_OK;
+}
+
+size_t midint_plan_workspace(const midint_plan *p)
+{
+    return (size_t)(4u * (p->ws_words + p->st_words) * p->group);
+}
+
+/* Grow one workspace buffer to `bytes`; the old one is freed once the work that used it is done. */
+static midint_status grow_ws(midint_context *ctx, midint_staging_buf *s, size_t bytes)
+{
+    if (bytes <= s->bytes)
+        return MIDINT_OK;
+    midint_status st = MIDINT_OK;
+    if (s->buf) {
+        if ((st = ctx->ops->ws_drain(ctx)) != MIDINT_OK)
+            return st;
+        ctx->ops->free(ctx, s->buf);
+        s->buf = NULL;
+        s->bytes = 0;
+    }
+    if ((st = ctx->ops->alloc(ctx, bytes, &s->buf)) != MIDINT_OK)
+        return midint_fail(ctx, st, "allocating %zu bytes of device workspace: %s", bytes, ctx->msg);
+    s->bytes = bytes;
+    return MIDINT_OK;
+}
+
+void midint_workspace_free(midint_context *ctx)
+{
+    if (ctx->ws.buf || ctx->st.buf)
+        ctx->ops->ws_drain(ctx);
+    for (midint_staging_buf *s = &ctx->ws; s <= &ctx->st; s++) {
+        if (s->buf)
+            ctx->ops->free(ctx, s->buf);
+        s->buf = NULL;
+        s->bytes = 0;
+    }
+}
+
+/* One launch: the arguments every kernel takes, for `count` instances from `inst0`. */
+static midint_status launch(midint_context *ctx, const midint_kernel *k, const midint_launch *base, uint64_t grid,
+                            uint32_t x0, uint32_t x1, void *stream)
+{
+    midint_launch l = *base;
+    l.grid = grid;
+    l.x0 = x0;
+    l.x1 = x1;
+    return ctx->ops->launch(ctx, k, &l, stream);
+}
+
+static midint_status run_one_block(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
+{
+    const midint_variant *v = p->v;
+    l->ti = midint_variant_threads_per_instance(v, p->n);
+    l->ipb = v->block / l->ti; /* the block size is fixed per kernel: a smaller instance packs more per block */
+    return launch(ctx, &midint_kernels[v->kernel], l, (p->count + l->ipb - 1) / l->ipb, 0, 0, stream);
+}
+
+static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
+{
+    const midint_kernel *tile = midint_variant_kernel(p->v, MIDINT_ROLE_TILE, 0);
+    const midint_kernel *fix = midint_variant_kernel(p->v, MIDINT_ROLE_FIXUP, 0);
+    uint64_t grid = (uint64_t)tiles(p->n, tile) * l->count;
+    midint_status st = launch(ctx, tile, l, grid, 0, 0, stream);
+    return st != MIDINT_OK ? st : launch(ctx, fix, l, grid, p->n, 0, stream);
+}
+
+static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
+{
+    const midint_variant *v = p->v;
+    uint32_t lg = p->log_length, rows = p->log_rows, cols = lg - rows, np = v->ntt_primes;
+    const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, cols);
+    const midint_kernel *kr = midint_variant_kernel(v, MIDINT_ROLE_ROWS, rows);
+    const midint_kernel *ki = midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, cols);
+    const midint_kernel *kt = midint_variant_kernel(v, MIDINT_ROLE_CRT, 0);
+    const midint_kernel *kf = midint_variant_kernel(v, MIDINT_ROLE_FIXUP, 0);
+    uint64_t m = l->count, col_groups = (1u << rows) / kc->span, row_groups = (1u << cols) / kr->span;
+    midint_status st;
+    /* the passes read the twiddle tables in aux; the carry fix-up writes no carry out */
+    if ((st = launch(ctx, kc, l, col_groups * 2u * np * m, lg, 0, stream)) != MIDINT_OK ||
+        (st = launch(ctx, kr, l, row_groups * np * m, lg, 0, stream)) != MIDINT_OK ||
+        (st = launch(ctx, ki, l, col_groups * np * m, lg, 0, stream)) != MIDINT_OK ||
+        (st = launch(ctx, kt, l, (uint64_t)tiles(p->rn, kt) * m, lg, p->rn, stream)) != MIDINT_OK)
+        return st;
+    midint_launch fix = *l;
+    fix.aux = NULL;
+    return launch(ctx, kf, &fix, (uint64_t)tiles(p->rn, kf) * m, p->rn, 0, stream);
+}
+
+midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
+                              void *aux, void *tables, int vec, void *stream)
+{
+    midint_launch l = {0};
+    l.r = r;
+    l.a = a;
+    l.b = b;
+    l.aux = p->v->ntt_primes ? tables : aux;
+    l.n = p->n;
+    l.vec = (uint32_t)vec;
+    l.count = p->count;
+    if (p->v->plan == MIDINT_PLAN_ONE_BLOCK)
+        return run_one_block(ctx, p, &l, stream);
+
+    midint_status st;
+    if ((st = grow_ws(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
+        (st = grow_ws(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
+        (st = ctx->ops->ws_wait(ctx, stream)) != MIDINT_OK)
+        return st;
+    l.ws = p->ws_words ? ctx->ws.buf : NULL;
+    l.st = ctx->st.buf;
+    for (size_t done = 0; done < p->count && st == MIDINT_OK; done += p->group) {
+        l.inst0 = done;
+        l.count = p->count - done < p->group ? p->count - done : p->group;
+        st = p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream) : run_ntt_grid(ctx, p, &l, stream);
+    }
+    midint_status marked = ctx->ops->ws_mark(ctx, stream);
+    return st != MIDINT_OK ? st : marked;
+}
