@@ -40,6 +40,9 @@ COL_LOGS = tuple(range(6, 12))    # strided sub-transforms: 2^6 .. 2^11 points
 BLOCK_ELEMENTS = 4096        # points per block of a row or column kernel (four 16-point registers x 256 threads)
 MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
+# registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
+# to 95 and the row kernels 80 (256 points) to 128 (4096)
+REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "rows": 64}
 DIGIT_BITS = 32
 PRIME_SET = 3
 
@@ -106,8 +109,9 @@ def crt_kernel(block: int) -> GridKernel:
     return GridKernel("crt", 0, "kernel_ntt_crt.j2", block, words, tile, True)
 
 
-def fixup_kernel(block: int, q: int) -> GridKernel:
-    return GridKernel("fixup", 0, "kernel_carry_fixup.j2", block, WARP + 2, block * q, True)
+def fixup_kernel(block: int, tile_words: int) -> GridKernel:
+    """One thread per tile of `tile_words` words (the tile kernel's), `block` tiles per block."""
+    return GridKernel("fixup", 0, "kernel_carry_fixup.j2", block, WARP + 2, tile_words, True)
 
 
 def tile_kernel(block: int, q: int) -> GridKernel:
@@ -118,10 +122,10 @@ def tile_kernel(block: int, q: int) -> GridKernel:
 def kernels(v: Variant) -> list[GridKernel]:
     """The kernels of v's engine, in a fixed order."""
     if v.ntt is None:
-        return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.q)]
+        return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
     out = [row_kernel(s, v.q) for s in ROW_LOGS]
     out += [col_kernel(s, v.q, inverse) for inverse in (False, True) for s in COL_LOGS]
-    return out + [crt_kernel(v.grid), fixup_kernel(v.grid, CRT_WORDS)]
+    return out + [crt_kernel(v.grid), fixup_kernel(v.grid, v.grid * CRT_WORDS)]
 
 
 def engine(v: Variant) -> str:
@@ -153,13 +157,15 @@ def render_context(v: Variant, k: GridKernel) -> dict:
         ctx["primes"] = [q.p for q in ntt.prime_set(PRIME_SET)]
         ctx["pconsts"] = ntt.kernel_constants(PRIME_SET, DIGIT_BITS, 1 << LOG_MAX)
         if k.log_length:
+            cap = REGISTER_CAPS.get(k.role, 0)
+            ctx["RESIDENT"] = ntt_plan.REGISTERS_PER_SM // (cap * k.block) if cap else 0
             ctx["S"] = 1 << k.log_length
             ctx["TI"] = ctx["S"] // v.q
             ctx["passes"] = ntt_plan.passes(ctx["S"], v.q)
             if k.role.startswith("cols"):
                 ctx["CS"] = column_stride(k.log_length, k.span)
-        if k.role == "fixup":   # the product's carries: added, CRT_WORDS per thread
-            ctx.update(Q=CRT_WORDS, mode="add")
+        if k.role == "fixup":   # the product's carries are added
+            ctx.update(mode="add")
         if k.role == "crt":
             ctx["nt"] = crt_context(v)
             ctx["bound"] = ntt.describe(PRIME_SET, DIGIT_BITS, 1 << (LOG_MAX + 4))

@@ -145,9 +145,9 @@ static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, 
 {
     const midint_kernel *tile = midint_variant_kernel(p->v, MIDINT_ROLE_TILE, 0);
     const midint_kernel *fix = midint_variant_kernel(p->v, MIDINT_ROLE_FIXUP, 0);
-    uint64_t grid = (uint64_t)tiles(p->n, tile) * l->count;
-    midint_status st = launch(ctx, tile, l, grid, 0, 0, stream);
-    return st != MIDINT_OK ? st : launch(ctx, fix, l, grid, p->n, 0, stream);
+    uint64_t n_tiles = (uint64_t)tiles(p->n, tile) * l->count;
+    midint_status st = launch(ctx, tile, l, n_tiles, 0, 0, stream);
+    return st != MIDINT_OK ? st : launch(ctx, fix, l, (n_tiles + fix->block - 1) / fix->block, p->n, 0, stream);
 }
 
 static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
@@ -169,7 +169,7 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
         return st;
     midint_launch fix = *l;
     fix.aux = NULL;
-    return launch(ctx, kf, &fix, (uint64_t)tiles(p->rn, kf) * m, p->rn, 0, stream);
+    return launch(ctx, kf, &fix, ((uint64_t)tiles(p->rn, kf) * m + kf->block - 1) / kf->block, p->rn, 0, stream);
 }
 
 midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
