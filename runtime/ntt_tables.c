@@ -43,7 +43,9 @@ static void put(uint32_t *pair, uint32_t w, uint32_t p)
 }
 
 /* The grid NTT's tables of one prime (midint_ntt_grid_layout): the twiddles between passes, lo[j] = w^j and
- * hi[j] = w^(j 2^lo_bits) for the primitive 2^log_max-th root w, forward and inverse, and scale[l] = 2^32 / 2^l. */
+ * hi[j] = w^(j 2^lo_bits) for the primitive 2^log_max-th root w, forward and inverse, in Montgomery form
+ * (times 2^32 mod p: the kernels multiply them with Montgomery products), and scale[l] = 2^32 / 2^l (with its
+ * Shoup quotient). */
 static void fill_grid(uint32_t *t, const midint_ntt_prime *q)
 {
     const midint_ntt_grid_layout *g = &midint_ntt_grid;
@@ -53,9 +55,9 @@ static void fill_grid(uint32_t *t, const midint_ntt_prime *q)
         uint32_t base = inverse ? powmod(w, p - 2u, p) : w, step = powmod(base, lo, p), x = 1, y = 1;
         uint32_t *tlo = t + 2u * (inverse ? g->inv_lo : g->fwd_lo), *thi = t + 2u * (inverse ? g->inv_hi : g->fwd_hi);
         for (uint32_t j = 0; j < lo; j++, x = mulmod(x, base, p))
-            put(tlo + 2u * j, x, p);
+            put(tlo + 2u * j, (uint32_t)(((uint64_t)x << 32) % p), p);
         for (uint32_t j = 0; j < hi; j++, y = mulmod(y, step, p))
-            put(thi + 2u * j, y, p);
+            put(thi + 2u * j, (uint32_t)(((uint64_t)y << 32) % p), p);
     }
     uint32_t half = (p + 1u) / 2u, scale = (uint32_t)(((uint64_t)1 << 32) % p); /* 2^32 / 2^l: halve l times */
     for (uint32_t l = 0; l < g->scales; l++, scale = mulmod(scale, half, p))

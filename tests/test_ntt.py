@@ -155,17 +155,20 @@ def test_kernel_header_states_the_bound(tmp_path):
     assert digits == 8192 // 32 and lhs == digits * (2**32 - 1) ** 2 < big_p == ntt.product(ntt.prime_set(3))
 
 
-# ---- the choices the default space prunes, generated and run anyway (OpenCL, one size) ----
-PRUNED_NTT = ("ntt_32bit_digits", "ntt_fewest_primes")
+# ---- the choices the default space prunes, generated and run anyway (OpenCL, two sizes) ----
+PRUNED_NTT = ("ntt_32bit_digits", "ntt_fewest_primes", "ntt_grid_radix")
 
 
 def test_pruned_ntt_choices_are_exact(tmp_path):
-    """16-bit digits with two primes (and three) are pruned from the default space as slower; their kernels
-    are still generated on request (--keep-pruned), so they are built and checked against GMP here."""
+    """16-bit digits with two primes (and three), and the grid NTT of radix 8, are pruned from the default space
+    as slower; their kernels are still generated on request (--keep-pruned), so they are built and checked
+    against GMP here (the grid one also with a split that runs other row and column kernels)."""
     require_backend("opencl")
-    variants = plan.plan([8192], ops=["mul", "mullo"], backends=["opencl"], keep_pruned=PRUNED_NTT)
-    names = [v.name for v in variants if v.ntt and v.ntt[1] == 16]
-    assert {v.ntt for v in variants if v.ntt} == {(2, 16), (3, 16), (3, 32)}
+    variants = plan.plan([8192, 65536], ops=["mul", "mullo"], backends=["opencl"], keep_pruned=PRUNED_NTT)
+    one_block = [v.name for v in variants if v.ntt and v.ntt[1] == 16 and v.bits == 8192]
+    grid = [v.name for v in variants if v.grid and v.q == 8]
+    assert {v.ntt for v in variants if v.ntt and v.bits == 8192} == {(2, 16), (3, 16), (3, 32)}
+    assert len(grid) == 2
     tree = tmp_path / "tree"
     files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "generator", "templates", "runtime", "tests/drivers", "Makefile"],
                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
@@ -173,15 +176,21 @@ def test_pruned_ntt_choices_are_exact(tmp_path):
         (tree / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, tree / f)
     flags = f"GENFLAGS=--keep-pruned {','.join(PRUNED_NTT)}"
-    for target in (["gen", "SIZES=8192", flags], ["NO_CUDA=1", "build/tests/check_batch"]):
+    for target in (["gen", "SIZES=8192,65536", flags], ["NO_CUDA=1", "build/tests/check_batch"]):
         p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    for name in names:
+    runs = []
+    for name in one_block:
         op = name.split("_")[0]
         cases = [f"{op} 8192 1 {pat} {i} host none" for i, pat in enumerate(
             ("random", "max", "zero", "one", "single_bits", "sparse", "mersenne"), 1)]
-        cases += [f"{op} 8160 3 mixed 9 host none", f"{op} 4096 5 mixed 10 device none"]
+        runs.append((name, cases + [f"{op} 8160 3 mixed 9 host none", f"{op} 4096 5 mixed 10 device none"], ""))
+    for name in grid:
+        op = name.split("_")[0]
+        cases = [f"{op} 65536 1 max 1 host none", f"{op} 65440 3 mixed 2 device none"]
+        runs += [(name, cases, ""), (name, cases, "16,9")]
+    for name, cases, split in runs:
         proc = subprocess.run([str(tree / "build/tests/check_batch"), "--backend", "opencl", "--variant", name],
                               input="\n".join(cases) + "\n", capture_output=True, text=True, timeout=900,
-                              env=driver_env())
+                              env=driver_env(MIDINT_TEST_NTT_SPLIT=split))
         assert_all_ok(proc, cases)

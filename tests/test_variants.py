@@ -1,10 +1,14 @@
 """Every generated variant against GMP: random and adversarial inputs, runtime sizes, ragged counts, aliasing."""
 
 import re
+import sys
 
 import pytest
 
-from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
+from conftest import BACKENDS, ROOT, assert_all_ok, read_variants, require_backend, run_driver
+
+sys.path.insert(0, str(ROOT))
+from generator import grid_plan  # noqa: E402
 
 # Per operation: patterns for single instances, patterns that make a whole batch carry (or multiply with the
 # largest partial-product carries), and the in-place aliases the operation allows.
@@ -83,6 +87,7 @@ def cases_for(v):
 # case at min(its size, GRID_BITS). On the GPU every variant also runs at its own size (up to 2^27 bits of
 # multiplication and 2^31 of addition). Counts of 1, 2 and 3 instances, sizes that are not powers of two, in place.
 GRID_BITS = {"opencl": 1 << 21, "cuda": 1 << 23}
+GRID_WORDS_LONG = {"opencl": 1 << 21, "cuda": 1 << 26}   # the longest add/sub instance of the matrix
 
 
 def engine_of(v):
@@ -116,15 +121,38 @@ def grid_cases(v, full_matrix):
     add(odd, 2, "mixed", api="device")
     for alias in spec["aliases"]:
         add(odd, 2, "mixed", api="device" if alias == "rab" else "host", alias=alias)
+    # Carries between tiles found by looking back past a block of the fix-up kernel (one thread per tile, `grid`
+    # tiles per block): instances of three tiles, so blocks start inside instances, whose results pass a carry
+    # through whole tiles (all ones + 1; for products, (2^n - 1)^2 has a long run of ones); and, where the CPU
+    # affords it, one instance of more than two blocks of tiles. Tiles: grid x Q words (add/sub) or grid x 8
+    # (the CRT kernel's, generator/grid_plan.py).
+    add(32 * (2 * tile_words(v) + 96), int(v["grid"]) // 2 + 3, chain_pattern(v))
     return cases
+
+
+def tile_words(v):
+    return int(v["grid"]) * (v["q"] if v["op"] in ("add", "sub") else 8)
+
+
+def chain_pattern(v):
+    return {"add": "ones_plus_one", "sub": "zero_minus_one"}.get(v["op"], "max")
+
+
+def long_bits(v):
+    """An add/sub instance of more than two fix-up blocks of tiles, where the CPU affords it (else None)."""
+    bits = 32 * (2 * int(v["grid"]) * tile_words(v) + 96)
+    return bits if v["op"] in ("add", "sub") and bits <= 32 * GRID_WORDS_LONG[v["backend"]] else None
 
 
 VARIANTS = [v for v in read_variants() if v["op"] in OPS]
 MATRIX_OF_ENGINE = {}   # (engine, op) -> the variant that runs the whole matrix
+LONG_OF_ENGINE = {}     # (engine, op) -> the smallest variant that serves long_bits
 for _v in sorted((v for v in VARIANTS if v["grid"] != "-"), key=lambda v: v["bits"]):
     _key = (engine_of(_v), _v["op"])
     if _key not in MATRIX_OF_ENGINE or _v["bits"] <= GRID_BITS[_v["backend"]]:
         MATRIX_OF_ENGINE[_key] = _v["name"]
+    if _key not in LONG_OF_ENGINE and long_bits(_v) and _v["bits"] >= long_bits(_v):
+        LONG_OF_ENGINE[_key] = _v["name"]
 
 
 @pytest.mark.parametrize("case", ["add 4096 33 mixed 1 host none", "mullo 512 9 mixed 2 host none"])
@@ -145,8 +173,37 @@ def test_variants_were_generated(backend, op):
 def test_variant_against_gmp(v):
     require_backend(v["backend"])
     if v["grid"] != "-":
-        cases = grid_cases(v, MATRIX_OF_ENGINE[(engine_of(v), v["op"])] == v["name"])
+        key = (engine_of(v), v["op"])
+        cases = grid_cases(v, MATRIX_OF_ENGINE[key] == v["name"])
+        if LONG_OF_ENGINE.get(key) == v["name"]:
+            cases.append(f"{v['op']} {long_bits(v)} 1 {chain_pattern(v)} 99 host none")
     else:
         cases = cases_for(v)
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
+    assert_all_ok(proc, cases)
+
+
+# The grid NTT runs one row kernel and one column-pair kernel per call, chosen by the transform length; at the
+# sizes a test affords only the shortest are used. MIDINT_TEST_NTT_SPLIT ("LOG,ROWS": a transform of 2^LOG
+# points in rows of 2^ROWS) makes every row and column kernel of the engine run on small operands (the
+# zero-padded transform is still an exact cyclic convolution): row logs ROW_LOGS and column logs COL_LOGS of
+# generator/grid_plan.py, paired so the longest transform stays small.
+GRID_SPLITS = [(18 - c, c) for c in grid_plan.COL_LOGS] + [(6, 11)]   # (rows, columns), logs
+NTT_GRID_ENGINES = sorted({(v["backend"], engine_of(v), v["op"]): v["name"] for v in sorted(
+    (v for v in VARIANTS if v["grid"] != "-" and v["ntt"] != "-"), key=lambda v: -v["bits"])}.items())
+
+
+def test_grid_splits_cover_every_kernel():
+    assert {r for r, _ in GRID_SPLITS} == set(grid_plan.ROW_LOGS)
+    assert {c for _, c in GRID_SPLITS} == set(grid_plan.COL_LOGS)
+
+
+@pytest.mark.parametrize("rows,cols", GRID_SPLITS, ids=[f"r{r}c{c}" for r, c in GRID_SPLITS])
+@pytest.mark.parametrize("key,name", NTT_GRID_ENGINES, ids=[n for _, n in NTT_GRID_ENGINES])
+def test_grid_ntt_every_split(key, name, rows, cols):
+    backend, _, op = key
+    require_backend(backend)
+    cases = [f"{op} {65536 - 96} 2 mixed 1 host none", f"{op} 65536 1 max 2 device none"]
+    proc = run_driver(["--backend", backend, "--variant", name], cases,
+                      env={"MIDINT_TEST_NTT_SPLIT": f"{rows + cols},{rows}"})
     assert_all_ok(proc, cases)
