@@ -19,6 +19,16 @@ static const char *backend_label(midint_backend b)
     return b == MIDINT_BACKEND_CUDA ? "cuda" : b == MIDINT_BACKEND_OPENCL ? "opencl" : "auto";
 }
 
+/* The largest size of each operation this device can run, once at open. */
+static void find_max_bits(midint_context *ctx)
+{
+    for (size_t i = 0; i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > ctx->max_bits[v->op])
+            ctx->max_bits[v->op] = v->bits;
+    }
+}
+
 static midint_status open_with(midint_context *ctx, const midint_backend_ops *ops, int device)
 {
     ctx->ops = ops;
@@ -58,8 +68,10 @@ midint_status midint_open(midint_context **out, midint_backend backend, int devi
                                "library (rebuild with %s)", backend_label(backend),
                                backend == MIDINT_BACKEND_CUDA ? "nvcc on the PATH" : "the OpenCL headers installed");
     }
-    if (st == MIDINT_OK)
+    if (st == MIDINT_OK) {
+        find_max_bits(ctx);
         st = midint_dispatch_init(ctx);
+    }
     if (st == MIDINT_OK)
         midint_tuning_init(ctx);
     if (st != MIDINT_OK) {
@@ -105,15 +117,7 @@ int midint_variant_fits(const midint_context *ctx, const midint_variant *v)
 
 unsigned midint_max_bits(const midint_context *ctx, midint_op op)
 {
-    unsigned best = 0;
-    if (!ctx || !ctx->ops)
-        return 0;
-    for (size_t i = 0; i < midint_registry_size; i++) {
-        const midint_variant *v = &midint_registry[i];
-        if (v->op == op && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > best)
-            best = v->bits;
-    }
-    return best;
+    return ctx && ctx->ops && (unsigned)op < MIDINT_OP_COUNT_ ? ctx->max_bits[op] : 0;
 }
 
 midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes)

@@ -8,6 +8,7 @@
 
 #define MIDINT_MSG_LEN 512
 #define MIDINT_MAX_FORCED 64
+#define MIDINT_DISPATCH_MEMO 8
 
 /* What a backend does; one static instance per backend compiled in (backends.c lists them). */
 typedef struct midint_backend_ops {
@@ -41,6 +42,14 @@ typedef struct midint_backend_ops {
     midint_status (*ws_drain)(midint_context *ctx);
 } midint_backend_ops;
 
+/* A remembered dispatch decision: repeated calls of one shape skip the registry walk (a few microseconds). */
+typedef struct midint_dispatch_memo {
+    midint_op op;
+    uint32_t n;
+    size_t count;
+    const midint_variant *v;  /* NULL: an empty slot */
+} midint_dispatch_memo;
+
 /* A device buffer of the host path and its capacity. */
 typedef struct midint_staging_buf {
     void *buf;
@@ -69,6 +78,9 @@ struct midint_context {
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
     const midint_variant *corrupt;  /* test hook MIDINT_TEST_CORRUPT: this variant's results are spoiled */
+    midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
+    unsigned memo_next;
+    uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open */
     char tuning_status[MIDINT_MSG_LEN];
     char msg[MIDINT_MSG_LEN];
 };
@@ -86,6 +98,9 @@ int midint_variant_fits(const midint_context *ctx, const midint_variant *v);
 /* Choose the variant for a call of n words and `count` instances; on failure the message is set. */
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
                               const midint_variant **out);
+
+/* Forget remembered dispatch decisions (the forced variants or the tuned table changed). */
+void midint_dispatch_forget(midint_context *ctx);
 
 /* Read MIDINT_VARIANT into ctx->forced; MIDINT_ERR_UNKNOWN_VARIANT for a name not in the registry. */
 midint_status midint_dispatch_init(midint_context *ctx);

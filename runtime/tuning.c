@@ -140,6 +140,7 @@ static int parse_table(const midint_context *ctx, const char *path, midint_tunin
 
 static void set_status(midint_context *ctx, const char *path)
 {
+    midint_dispatch_forget(ctx);
     if (ctx->tuning)
         snprintf(ctx->tuning_status, sizeof ctx->tuning_status, "tuned table %.400s (%zu entries)", path ? path : "",
                  ctx->tuning->n);

@@ -80,3 +80,31 @@ def test_default_rule_switches_to_ntt(backend):
     assert len(answers) == len(questions), p.stdout + p.stderr
     for (op, bits, want_ntt), ans in zip(questions, answers):
         assert (ans[4] in ntt_names) == want_ntt, f"{op} {bits} bits: default rule chose {ans[4]}"
+
+
+# The default rule's family switch (runtime/dispatch.c): grid variants (an instance over many blocks) from
+# these sizes for batches below these counts, and wherever no one-block variant serves the size.
+GRID_FROM = {"add": (524288, float("inf")), "sub": (524288, float("inf")), "mul": (65536, 16), "mullo": (65536, 16)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_rule_chooses_grid(backend):
+    require_backend(backend)
+    variants = [v for v in read_variants() if v["backend"] == backend]
+    grid_names = {v["name"] for v in variants if v["grid"] != "-"}
+    questions = []
+    for op, (from_bits, below_count) in GRID_FROM.items():
+        one_block_max = max(v["bits"] for v in variants if v["op"] == op and v["grid"] == "-")
+        grid_max = max((v["bits"] for v in variants if v["op"] == op and v["grid"] != "-"), default=0)
+        for bits in (from_bits // 2, from_bits - 32, from_bits, one_block_max, one_block_max + 32, grid_max):
+            if 0 < bits <= max(one_block_max, grid_max):
+                for count in (1, 15, 16, 1000):
+                    grid = bits > one_block_max or (bits >= from_bits and count < below_count)
+                    questions.append((op, bits, count, grid))
+    p = subprocess.run([str(MEASURE), "--backend", backend, "--tuning", "none"], capture_output=True, text=True,
+                       input="".join(f"select {op} {bits} {count}\n" for op, bits, count, _ in questions),
+                       timeout=300, env=driver_env())
+    answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
+    assert len(answers) == len(questions), p.stdout + p.stderr
+    for (op, bits, count, want_grid), ans in zip(questions, answers):
+        assert (ans[4] in grid_names) == want_grid, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"
