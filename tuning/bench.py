@@ -48,7 +48,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
     ap.add_argument("--ops", default="add,sub,mul,mullo")
-    ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size)")
+    ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size; "
+                    "'none': only the single instances)")
     ap.add_argument("--words", type=int, default=1 << 27, help="32-bit words per operand (default 2^27)")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="host threads for GMP")
@@ -60,8 +61,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     ops = [o for o in args.ops.split(",") if o]
-    gen = sorted({v.bits for v in read_variants() if v.backend == args.backend})
-    sizes = [int(s) for s in args.sizes.split(",") if s] or gen
+    # by default each operation at the sizes generated for it (add and sub go further than the products)
+    gen = {op: sorted({v.bits for v in read_variants() if v.backend == args.backend and v.op == op}) for op in ops}
+    asked = [] if args.sizes == "none" else [int(s) for s in args.sizes.split(",") if s]
     m = Measure(args.backend, tuning=args.tuning or "")
     copy = m.ask(f"copy {args.words} {args.reps}")
     copy_gbps = float(copy[3]) if len(copy) > 3 else float("nan")
@@ -71,7 +73,7 @@ def main(argv=None):
           f"{'GMP M/s':>9} {'x GMP':>8} check")
     rows = []
     for op in ops:
-        for bits in sizes:
+        for bits in asked or ([] if args.sizes == "none" else gen[op]):
             count = max(1, args.words // (bits // 32))
             name, ms, passed, msg = m.time(op, bits, count, "default", args.reps)
             if ms is None:

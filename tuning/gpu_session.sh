@@ -2,7 +2,10 @@
 # gpu_session.sh — one lent-GPU session: CUDA tests, example, compute-sanitizer, tuner, benchmark.
 # Run from the repository root with lib/libmidint.so, build/ and generated/variants.txt built here (make).
 # STEPS picks steps (default "tests example sanitize tune bench"; also "compare": classical against NTT
-# multiplication, every variant, and "exhaustive"); logs, tables, CSVs and plots go to $OUT.
+# multiplication, every variant, "exhaustive", "grid": the grid variants' CUDA tests, "single": single large
+# instances against GMP on one core, "smallcount": grid against one-block variants for few instances,
+# "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1"); logs,
+# tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
 OUT=${OUT:-out}
@@ -17,6 +20,30 @@ if has tests; then
   echo "== pytest (CUDA)"
   timeout 400 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_variants.py tests/test_dispatch.py \
     tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_cuda.log" | tail -4
+fi
+
+if has grid; then
+  echo "== pytest (CUDA): grid variants (every size), dispatch, API errors"
+  timeout 420 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_g256_ or _g512_ or _g1024_ or dispatch or api)" \
+    tests/test_variants.py tests/test_dispatch.py tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_grid.log" | tail -4
+fi
+
+if has single; then
+  echo "== single instances against GMP on one core, and batches of large instances"
+  timeout 300 python3 tuning/bench.py --sizes "${SINGLE_BATCH_SIZES:-none}" --ops "${SINGLE_OPS:-add,mul}" \
+    --tuning "${TABLE:-none}" --out "$OUT/single" 2>&1 | tee "$OUT/single.txt"
+fi
+
+if has smallcount; then
+  echo "== grid against one-block variants for ${SMALL_COUNT:=1} instance(s) of ${SMALL_SIZES:=65536,131072,262144} bits"
+  timeout 300 python3 tuning/compare.py --ops "${SMALL_OPS:-mul,mullo,add}" --sizes "$SMALL_SIZES" --count "$SMALL_COUNT" \
+    --csv "$OUT/smallcount.csv" > "$OUT/smallcount.log" 2>&1
+  sed -n '/^best/,$p' "$OUT/smallcount.log"
+fi
+
+if has profile; then
+  echo "== per-kernel profile (ncu): $PROFILE_CALLS"
+  timeout 500 python3 tuning/profile.py --out "$OUT/profile.csv" $PROFILE_CALLS 2>&1 | tee "$OUT/profile.txt"
 fi
 
 if has example; then
