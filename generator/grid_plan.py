@@ -47,9 +47,11 @@ DIGIT_BITS = 32
 PRIME_SET = 3
 
 # Twiddles between the passes, w_L^e = w^(e 2^(23 - log L)) for the primitive 2^23-th root w, come from two small
-# tables, lo[j] = w^j (j < 2^LO_BITS) and hi[j] = w^(j 2^LO_BITS), multiplied in with two Shoup products. They,
-# and the scale 2^32 / L mod p per log L, follow the one-block tables in the runtime's table buffer
-# (runtime/ntt_tables.c); offsets in (value, quotient) pairs.
+# tables in Montgomery form, lo[j] = w^j (j < 2^LO_BITS) and hi[j] = w^(j 2^LO_BITS): a column kernel makes two
+# roots per group of points from them (one Montgomery product each) and the rest by a chain of products
+# (kernel_ntt_cols.j2). They, and the scale 2^32 / L mod p per log L, follow the one-block tables in the
+# runtime's table buffer (runtime/ntt_tables.c); offsets in (value, quotient) pairs (the twiddles' quotient
+# words are unused).
 LO_BITS = 12
 HI_BITS = LOG_MAX - LO_BITS
 SCALES = 32                  # one scale per log2 L < 32
