@@ -39,6 +39,27 @@ def test_host_path_in_chunks(backend):
     assert_all_ok(proc, cases)
 
 
+# Workspace caps that let a grid call hold only one or two instances at a time, so a batch runs in passes
+# (runtime/plan.c): a 2^20-bit mul needs 6 transform planes of 2^16 words (1.5 MiB) per instance, a 2^19-bit
+# mullo half that, and a 2^21-bit add only its tile states (32 tiles of 4 bytes).
+WORKSPACE_PASSES = {
+    1_700_000: ["mul 1048576 3 mixed 21 host none", "mullo 524288 5 ones_plus_one 22 device none",
+                "mullo 524288 4 max 23 host ra"],
+    256: ["add 2097152 5 ones_plus_one 24 host none", "sub 2097120 3 mixed 25 device none",
+          "add 1048576 7 runs 26 host rb"],
+}
+
+
+@pytest.mark.parametrize("cap", sorted(WORKSPACE_PASSES))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_grid_batch_in_workspace_passes(backend, cap):
+    """A workspace cap below the batch's need runs it a few instances per pass; results must not shift."""
+    require_backend(backend)
+    cases = WORKSPACE_PASSES[cap]
+    proc = run_driver(["--backend", backend, "--workspace", str(cap)], cases)
+    assert_all_ok(proc, cases)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_environment_forces_variant(backend):
     require_backend(backend)

@@ -834,6 +834,147 @@ static int check_staging_one_instance_chunks(env *e, const void *arg, midint_op 
     return ok;
 }
 
+/* ---- the device workspace of the multi-kernel (grid) variants ---- */
+
+#define DEFAULT_WORKSPACE ((size_t)1 << 30)
+
+/* A size the default dispatch runs on a grid variant for one instance (the smallest generated one of 2^16, 2^17,
+ * ..., 2^20 bits), or 0 when this build has none (then the checks below use the largest size, whose workspace
+ * must be 0). */
+static unsigned grid_bits(env *e, midint_op op)
+{
+    for (unsigned bits = 1u << 16; bits <= (1u << 20) && bits <= midint_max_bits(e->ctx, op); bits <<= 1) {
+        const char *v = midint_selected_variant(e->ctx, op, bits, 1);
+        if (v && strstr(v, "_g"))
+            return bits;
+    }
+    return 0;
+}
+
+static int workspace_of(env *e, midint_op op, unsigned bits, size_t count, size_t *bytes, char *why, size_t len)
+{
+    midint_status st = midint_workspace_size(e->ctx, op, bits, count, bytes);
+    if (st != MIDINT_OK)
+        return failf(why, len, "midint_workspace_size(%s, %u bits, %zu): %s: %s", op_name(op), bits, count,
+                     midint_status_name(st), midint_last_error(e->ctx));
+    return 1;
+}
+
+/* What a call would use: nothing for a one-block variant; for a grid one, per instance, as many instances as
+ * the cap allows at once. */
+static int check_workspace_size(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    size_t one = 0, three = 0, small = 1;
+    unsigned bits = grid_bits(e, op);
+    if (!workspace_of(e, op, 128, 5, &small, why, len))
+        return 0;
+    if (small != 0)
+        return failf(why, len, "midint_workspace_size(%s, 128 bits) = %zu, want 0 (one-block variant)", op_name(op), small);
+    if (!bits) {
+        unsigned top = midint_max_bits(e->ctx, op);
+        const char *v = midint_selected_variant(e->ctx, op, top, 1);
+        if (!workspace_of(e, op, top, 1, &one, why, len))
+            return 0;
+        return v && !strstr(v, "_g") && one != 0 ? failf(why, len, "one-block %s uses %zu bytes of workspace", v, one) : 1;
+    }
+    if (!workspace_of(e, op, bits, 1, &one, why, len) || !workspace_of(e, op, bits, 3, &three, why, len))
+        return 0;
+    if (one == 0 || three != 3 * one)
+        return failf(why, len, "%s at %u bits: workspace %zu for one instance and %zu for three", op_name(op), bits, one,
+                     three);
+    midint_status st = midint_set_workspace_bytes(e->ctx, 2 * one);
+    int ok = st == MIDINT_OK && workspace_of(e, op, bits, 3, &three, why, len);
+    if (ok && three != 2 * one)
+        ok = failf(why, len, "%s at %u bits with a cap of two instances: %zu bytes for three, want %zu", op_name(op),
+                   bits, three, 2 * one);
+    midint_set_workspace_bytes(e->ctx, DEFAULT_WORKSPACE);
+    return ok;
+}
+
+/* A cap below one instance's workspace: the call is refused with MIDINT_ERR_OUT_OF_MEMORY and the size it needs,
+ * host and device path, and nothing is written. */
+static int check_workspace_cap_refused(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    unsigned bits = grid_bits(e, op);
+    size_t need = 0, n = bits / 32, count = 2;
+    if (!bits)
+        return 1; /* this build has no grid variant for the operation: nothing can need a workspace */
+    if (!workspace_of(e, op, bits, 1, &need, why, len))
+        return 0;
+    midint_set_workspace_bytes(e->ctx, need - 1);
+    char kw_need[32], what[96];
+    snprintf(kw_need, sizeof kw_need, "%zu", need);
+    snprintf(what, sizeof what, "midint_%s(count=2, bits=%u) under a workspace cap of %zu bytes", op_name(op), bits,
+             need - 1);
+    arena A;
+    int ok = arena_init(&A, op, count, n, 77);
+    if (!ok)
+        ok = failf(why, len, "setup: out of host memory");
+    if (ok) {
+        arm(e);
+        midint_status st = host_call(op, e->ctx, count, bits, A.r, A.a, A.b, op_has_carry(op) ? A.carry : NULL);
+        ok = expect(why, len, what, st, MIDINT_ERR_OUT_OF_MEMORY, midint_last_error(e->ctx), KW("workspace", kw_need)) &&
+             arena_unchanged_except(&A, NULL, 0, NULL, 0, what, why, len);
+    }
+    void *d[3] = {NULL, NULL, NULL};
+    size_t bytes[3] = {count * n * 4, count * n * 4, A.rw * 4};
+    for (int i = 0; i < 3 && ok; i++) {
+        midint_status st = midint_buffer_alloc(e->ctx, bytes[i], &d[i]);
+        if (st == MIDINT_OK)
+            st = midint_buffer_write(e->ctx, d[i], i == 2 ? A.r : i ? A.b : A.a, bytes[i]);
+        if (st != MIDINT_OK)
+            ok = failf(why, len, "setup: device buffer of %zu bytes: %s", bytes[i], midint_last_error(e->ctx));
+    }
+    if (ok) {
+        arm(e);
+        midint_status st = device_call(op, e->ctx, count, bits, d[2], d[0], d[1], NULL);
+        ok = expect(why, len, what, st, MIDINT_ERR_OUT_OF_MEMORY, midint_last_error(e->ctx), KW("workspace", kw_need));
+        uint32_t *back = ok ? malloc(bytes[2]) : NULL;
+        if (ok && (!back || midint_buffer_read(e->ctx, back, d[2], bytes[2]) != MIDINT_OK ||
+                   memcmp(back, A.r, bytes[2]) != 0))
+            ok = failf(why, len, "%s (device): r changed", what);
+        free(back);
+    }
+    for (int i = 0; i < 3; i++)
+        if (d[i])
+            midint_buffer_free(e->ctx, d[i]);
+    if (A.mem)
+        arena_free(&A);
+    midint_set_workspace_bytes(e->ctx, DEFAULT_WORKSPACE);
+    return ok;
+}
+
+static int check_workspace_bytes_0(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    arm(e);
+    midint_status st = midint_set_workspace_bytes(e->ctx, 0);
+    return expect(why, len, "midint_set_workspace_bytes(ctx, 0)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                  midint_last_error(e->ctx), KW("bytes"));
+}
+
+static int check_workspace_null(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    size_t bytes;
+    arm(e);
+    midint_status st = midint_set_workspace_bytes(NULL, 4096);
+    if (!expect(why, len, "midint_set_workspace_bytes(NULL, 4096)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                KW("ctx")))
+        return 0;
+    arm(e);
+    st = midint_workspace_size(NULL, MIDINT_OP_MUL, 4096, 1, &bytes);
+    if (!expect(why, len, "midint_workspace_size(NULL, ...)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                KW("ctx")))
+        return 0;
+    arm(e);
+    st = midint_workspace_size(e->ctx, MIDINT_OP_MUL, 4096, 1, NULL);
+    return expect(why, len, "midint_workspace_size(ctx, ..., NULL)", st, MIDINT_ERR_NULL_POINTER,
+                  midint_last_error(e->ctx), KW("bytes"));
+}
+
 static int check_synchronize_null_ctx(env *e, const void *arg, midint_op op, char *why, size_t len)
 {
     (void)arg, (void)op;
@@ -1126,6 +1267,8 @@ static const plain_check last_checks[] = {
     {"synchronize_null_ctx", check_synchronize_null_ctx},
     {"buffer_alloc_zero_bytes", check_buffer_alloc_zero},
     {"buffer_alloc_null_out", check_buffer_alloc_null},
+    {"workspace_bytes_0", check_workspace_bytes_0},
+    {"workspace_null_arguments", check_workspace_null},
 };
 
 /* Per-operation checks: one row each, named "<op>_<suffix>" for every operation in `ops`. */
@@ -1149,6 +1292,8 @@ static const op_check op_checks[] = {
     {"forced_variant_scope", check_forced_variant_scope, NULL, OPS_ALL},
     {"device_separate_128", check_device_positive, NULL, OPS_ALL},
     {"device_in_place_r_is_a_128", check_device_positive, &in_place_arg, OPS_IN_PLACE},
+    {"workspace_size", check_workspace_size, NULL, OPS_ALL},
+    {"workspace_cap_refused", check_workspace_cap_refused, NULL, OPS_ALL},
 };
 
 static void build_list(midint_backend backend)

@@ -1,6 +1,7 @@
 /* check_batch.c — runs batches through libmidint and compares every word and carry with GMP.
  *
- * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--probe]
+ * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES]
+ *                    [--probe]
  * Cases come on stdin, one per line: "op bits count pattern seed api alias"
  *   op: add|sub|mul|mullo   api: host|device   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
  * Output: "ok <case>" or "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails,
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
     midint_backend backend = MIDINT_BACKEND_AUTO;
     int device = 0, probe = 0;
     const char *variant = NULL;
-    size_t staging = 0;
+    size_t staging = 0, workspace = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             const char *b = argv[++i];
@@ -154,11 +155,13 @@ int main(int argc, char **argv)
             variant = argv[++i];
         } else if (strcmp(argv[i], "--staging") == 0 && i + 1 < argc) {
             staging = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--workspace") == 0 && i + 1 < argc) {
+            workspace = strtoull(argv[++i], NULL, 0);   /* a small cap makes grid calls run in several passes */
         } else if (strcmp(argv[i], "--probe") == 0) {
             probe = 1;
         } else {
             fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] "
-                            "[--probe] < cases\n", argv[0]);
+                            "[--workspace BYTES] [--probe] < cases\n", argv[0]);
             return 2;
         }
     }
@@ -183,6 +186,11 @@ int main(int argc, char **argv)
         return 2;
     }
     if (staging && midint_set_staging_bytes(ctx, staging) != MIDINT_OK) {
+        fprintf(stderr, "check_batch: %s\n", midint_last_error(ctx));
+        midint_close(ctx);
+        return 2;
+    }
+    if (workspace && midint_set_workspace_bytes(ctx, workspace) != MIDINT_OK) {
         fprintf(stderr, "check_batch: %s\n", midint_last_error(ctx));
         midint_close(ctx);
         return 2;
