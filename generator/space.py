@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import grid_plan, ntt, ntt_plan
+from . import grid_plan, lanes_plan, ntt, ntt_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -42,6 +42,7 @@ class OpFamily:
     multi_instance_blocks: tuple[int, ...] = (128, 256)         # block sizes generated when IPB > 1
     ntts: tuple = (None,)            # NTT (prime set, digit bits) choices; (None,) for other algorithms
     grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
+    lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
@@ -206,14 +207,58 @@ NTT_GRID = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID)
+# Register-resident multiplication (templates/kernel_mul_lanes.j2): an instance's limbs on `lanes` lanes of one
+# warp (1: one thread), Q words of each operand per lane, the product as straight-line multiply-add chains over
+# registers; b's words and the partial sums pass between lanes by warp shuffles (OpenCL: local memory).
+LANES_MAX = 32                     # an instance stays within one warp
+LANES_BLOCK = 128                  # threads per block
+LANES_MAX_BITS = 8192
+
+
+def lanes_live_words(v: Variant) -> int:
+    """Registers a lane keeps live: its Q words of a and b, the even and odd sums (2Q and 2Q + 1 words) and
+    the Q words passed on at each step."""
+    return 7 * v.q + 1
+
+
+LANES_MAX_LIVE_WORDS = 128
+LANES = OpFamily(
+    ops=("mul", "mullo"),
+    template="kernel_mul_lanes.j2",
+    limbs=("u32",),
+    qs=(4, 8, 16),
+    ipbs=tuple(1 << i for i in range(8)),
+    lanes=tuple(1 << i for i in range(6)),
+    # OpenCL passes b's words and the partial sums through local memory: Q words per thread for each
+    shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" else 0,
+    # the one-lane low half computes only the words below Q
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
+    multi_instance_blocks=(LANES_BLOCK,),
+    constraints=(
+        Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "
+                   f"warp (at most {LANES_MAX})",
+                   lambda v: v.lanes * v.q == v.words and v.lanes <= LANES_MAX and v.lanes & (v.lanes - 1) == 0),
+        Constraint("lanes_even_q", "Q is a multiple of 4 (16-byte accesses, even and odd sums of equal length)",
+                   lambda v: v.q % 4 == 0),
+        Constraint("lanes_registers", f"a lane keeps at most {LANES_MAX_LIVE_WORDS} words live (7 Q + 1)",
+                   lambda v: lanes_live_words(v) <= LANES_MAX_LIVE_WORDS),
+        Constraint("lanes_block", f"{LANES_BLOCK} threads per block", lambda v: v.block == LANES_BLOCK, "prune"),
+        Constraint("lanes_min_q", "at least 8 words per lane (H200: 4 words ran at 58-85% of 8 or 16 at every size "
+                   "512..8192, their shuffles and moves outweighing the multiply-adds)", lambda v: v.q >= 8, "prune"),
+        Constraint("lanes_max_bits", f"at most {LANES_MAX_BITS} bits (H200: at 16384 bits the NTT ran 2.9x faster, mul "
+                   "and mullo)", lambda v: v.bits <= LANES_MAX_BITS, "prune"),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def family_of(v: Variant) -> OpFamily | None:
     """The family that generates v: its operation, NTT or not, grid or not."""
     for fam in OPS.get(v.op, ()):
-        if (v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,)):
+        if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
+                and (v.lanes is None) == (fam.lanes == (None,))):
             return fam
     return None
 
@@ -288,5 +333,6 @@ def candidates(op: str, bits: int, backend: str):
                 for ipb in fam.ipbs:
                     for choice in fam.ntts:
                         for grid in fam.grids:
-                            yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend, ntt=choice,
-                                          grid=grid)
+                            for lanes in fam.lanes:
+                                yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
+                                              ntt=choice, grid=grid, lanes=lanes)

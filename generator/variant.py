@@ -17,11 +17,12 @@ class VariantNameError(ValueError):
 
 @dataclass(frozen=True)
 class Variant:
-    """(op, bits, limb, q, ipb, ntt, grid, backend). `ntt` is None for non-NTT algorithms, else a (prime set,
-    digit bits) pair. `grid` is None for the one-block families (an instance within one block), else the
+    """(op, bits, limb, q, ipb, ntt, grid, lanes, backend). `ntt` is None for non-NTT algorithms, else a (prime
+    set, digit bits) pair. `grid` is None for the one-block families (an instance within one block), else the
     threads per block of a grid family, whose instance is spread over many blocks and several kernels.
-    Further optional fields (e.g. a thread/warp-per-instance grain) go in the same way: appended with their
-    own prefix, absent when at their default."""
+    `lanes` is None for block-wide kernels, else the lanes of one warp an instance's limbs live on, in registers
+    (1: a thread per instance). Further optional fields go in the same way: appended with their own prefix,
+    absent when at their default."""
 
     op: str
     bits: int
@@ -31,6 +32,7 @@ class Variant:
     backend: str
     ntt: tuple | None = None
     grid: int | None = None
+    lanes: int | None = None
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
     @property
@@ -52,6 +54,8 @@ class Variant:
         spread an instance over as many blocks as its size needs: one block's worth here."""
         if self.grid is not None:
             return self.grid
+        if self.lanes is not None:
+            return self.lanes
         if self.ntt is not None:
             return transform_length(self.bits, self.ntt[1]) // self.q
         return -(-self.words // self.chunk_words)
@@ -79,6 +83,7 @@ _NAME_FIELDS = (
     ("ipb", "i", r"[1-9][0-9]*", False),
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
     ("grid", "g", r"[1-9][0-9]*", True),
+    ("lanes", "w", r"[1-9][0-9]*", True),
     ("backend", "", "|".join(BACKENDS), False),
 )
 _NAME_RE = re.compile(
@@ -107,7 +112,7 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
@@ -115,6 +120,7 @@ def parse_name(name: str) -> Variant:
         s, d = ntt.split("b")
         ntt = (int(s), int(d))
     grid = m.group("grid")
+    lanes = m.group("lanes")
     return Variant(
         op=m.group("op"),
         bits=int(m.group("bits")),
@@ -124,4 +130,5 @@ def parse_name(name: str) -> Variant:
         backend=m.group("backend"),
         ntt=ntt,
         grid=int(grid) if grid is not None else None,
+        lanes=int(lanes) if lanes is not None else None,
     )

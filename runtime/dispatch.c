@@ -105,13 +105,18 @@ typedef struct default_rule {
     uint32_t grid_from_bits;
     uint64_t grid_below_count;
     double grid_q, grid_block;
+    /* Register-resident variants (an instance on lanes of one warp) up to lanes_upto_bits (0: never) for batches
+     * of at least lanes_from_count instances; among them the preferred words per lane and fewest lanes. */
+    uint32_t lanes_upto_bits;
+    uint64_t lanes_from_count;
+    double lanes_q, lanes_min;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
      * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us) */
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256},
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
@@ -119,9 +124,14 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * size classical still wins down to 4096 sqrt(128.3/171.6) = 3542 bits (mul) and 8192 sqrt(86.2/100.9)
      * = 7572 bits (mullo). NTT: 16 elements per thread were fastest at every size but 131072 bits, where that
      * makes 512-thread blocks and 32 elements (256 threads) ran 14-17% faster; at 262144 bits the two are
-     * within 3% (1024 and 512 threads). */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256},
+     * within 3% (1024 and 512 threads).
+     * Register-resident (lanes) variants, H200, 2^27 words, M instances/s against the best other family: mul
+     * 11241 / 5769 / 1622 / 407 / 98 at 512..8192 bits (classical 5675 / 1798 / 482 / 128 / 33, NTT 172 at 4096
+     * and 84 at 8192), NTT ahead at 16384 (38); mullo 21521 / 8255 / 1993 / 471 at 512..4096 (classical 11707 /
+     * 3791 / 1241 / 334), NTT level at 8192 (113 against 111). 16 words per lane were best everywhere but at
+     * 512 bits, where one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words. */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 4096, 1, 16, 2},
 };
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
@@ -130,6 +140,8 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
         const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : MIDINT_ROLE_TILE, 0);
         return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
     }
+    if (v->lanes)
+        return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min);
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
     if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */
@@ -140,16 +152,23 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
            rule->w_limb * (v->limb_words != rule->limb_words) + rule->w_idle * idle;
 }
 
-/* The default rule's choice among the variants of the wanted kind (grid: 1 grid variants; else ntt: 1 NTT,
- * 0 classical one-block variants), or NULL. */
-static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, int grid, int ntt)
+/* What the default rule chooses between before it compares costs. */
+typedef enum variant_kind { KIND_CLASSICAL, KIND_NTT, KIND_GRID, KIND_LANES } variant_kind;
+
+static variant_kind kind_of(const midint_variant *v)
+{
+    return v->plan != MIDINT_PLAN_ONE_BLOCK ? KIND_GRID : v->lanes ? KIND_LANES : v->ntt_primes ? KIND_NTT
+                                                                                                : KIND_CLASSICAL;
+}
+
+/* The default rule's choice among the variants of one kind, or NULL. */
+static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, variant_kind kind)
 {
     const midint_variant *best = NULL;
     double best_cost = 0;
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) ||
-            (v->plan != MIDINT_PLAN_ONE_BLOCK) != grid || (!grid && (v->ntt_primes != 0) != ntt))
+        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind)
             continue;
         double cost = default_cost(&default_rules[op], v, n);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
@@ -211,12 +230,23 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     const default_rule *rule = &default_rules[op];
     int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
     int want_grid = 32u * (uint64_t)n >= rule->grid_from_bits && count < rule->grid_below_count;
-    /* kinds in order of preference: (grid, ntt); grid variants of multiplication are NTT ones */
-    const int order[5][2] = {{want_grid, 0}, {0, want_ntt}, {want_ntt, 0}, {0, !want_ntt}, {1, 0}};
+    int want_lanes = 32u * (uint64_t)n <= rule->lanes_upto_bits && count >= rule->lanes_from_count;
+    /* kinds in order of preference; the kinds not wanted close the list, so whatever serves the size is found */
+    variant_kind order[4];
+    int k = 0;
+    if (want_grid)
+        order[k++] = KIND_GRID;
+    if (want_lanes)
+        order[k++] = KIND_LANES;
+    order[k++] = want_ntt ? KIND_NTT : KIND_CLASSICAL;
+    order[k++] = want_ntt ? KIND_CLASSICAL : KIND_NTT;
     const midint_variant *best = NULL;
-    for (int i = 0; i < 5 && !best; i++)
-        if (order[i][0] || i % 2)
-            best = default_choice(ctx, op, n, order[i][0], order[i][1]);
+    for (int i = 0; i < k && !best; i++)
+        best = default_choice(ctx, op, n, order[i]);
+    if (!best && !want_grid)
+        best = default_choice(ctx, op, n, KIND_GRID);
+    if (!best && !want_lanes)
+        best = default_choice(ctx, op, n, KIND_LANES);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
                            ctx->ops->name, midint_op_name(op), 32u * n);

@@ -34,7 +34,7 @@ typedef struct midint_kernel {
 } midint_kernel;
 
 typedef struct midint_variant {
-    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK]_backend */
+    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES]_backend */
     midint_op op;
     uint32_t bits;           /* largest size it serves; any multiple of 32 below works too */
     uint32_t limb_words;     /* 32-bit words per limb: 1 (u32) or 2 (u64) */
@@ -47,6 +47,7 @@ typedef struct midint_variant {
     uint32_t digit_bits;     /* NTT variants: bits per digit */
     midint_plan_kind plan;
     uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
+    uint32_t lanes;          /* register-resident variants: lanes of one warp per instance (1: a thread); 0 otherwise */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];

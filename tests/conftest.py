@@ -17,7 +17,7 @@ def read_variants():
     """The generated variant list as dicts (see generated/variants.txt's header for the columns)."""
     if not VARIANTS_TXT.exists():
         return []
-    cols = ("name", "op", "bits", "limb", "q", "ipb", "backend", "block", "shared_bytes", "ntt", "ti", "grid")
+    cols = ("name", "op", "bits", "limb", "q", "ipb", "backend", "block", "shared_bytes", "ntt", "ti", "grid", "lanes")
     out = []
     for line in VARIANTS_TXT.read_text().splitlines():
         if line.strip() and not line.startswith("#"):

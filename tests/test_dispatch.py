@@ -78,29 +78,40 @@ def test_environment_forces_variant(backend):
     assert proc.returncode == 2 and "add_512_u64_q3_i1_" in proc.stderr, proc.stderr
 
 
-# The default rule's algorithm switch (runtime/dispatch.c): NTT above these sizes, classical at or below.
+# The default rule's algorithm switch (runtime/dispatch.c): register-resident (lanes) variants up to these sizes,
+# else NTT above these sizes, classical at or below.
+LANES_UPTO_BITS = {"mul": 8192, "mullo": 4096}
 NTT_ABOVE_BITS = {"mul": 3520, "mullo": 7552}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_default_rule_switches_to_ntt(backend):
-    """Classical multiplication up to the measured crossover, NTT above it (where an NTT variant serves)."""
+def test_default_rule_switches_algorithm(backend):
+    """Lanes variants up to their measured limit, then classical up to the NTT crossover, NTT above it (each
+    where a variant of the kind serves the size)."""
     require_backend(backend)
-    ntt = [v for v in read_variants() if v["backend"] == backend and v["ntt"] != "-"]
-    ntt_names, ntt_sizes = {v["name"] for v in ntt}, {(v["op"], v["bits"]) for v in ntt}
-    assert ntt_sizes, "no NTT variants generated"
+    variants = [v for v in read_variants() if v["backend"] == backend and v["grid"] == "-"]
+    kinds = {v["name"]: "lanes" if v["lanes"] != "-" else "ntt" if v["ntt"] != "-" else "classical"
+             for v in variants}
+    sizes = {kind: {(v["op"], v["bits"]) for v in variants if kinds[v["name"]] == kind} for kind in ("lanes", "ntt")}
+    assert sizes["ntt"] and sizes["lanes"], "no NTT or no lanes variants generated"
+
+    def serves(kind, op, bits):
+        return any(o == op and b >= bits for o, b in sizes[kind])
+
     questions = []
     for op, above in NTT_ABOVE_BITS.items():
-        for bits in (2048, above, above + 32, 4096, 8192, 16384, 262144):
-            served = any(o == op and b >= bits for o, b in ntt_sizes)
-            questions.append((op, bits, bits > above and served))
+        upto = LANES_UPTO_BITS[op]
+        for bits in sorted({512, 544, 1024, 2048, upto, upto + 32, above, above + 32, 4096, 8192, 16384, 262144}):
+            want = ("lanes" if bits <= upto and serves("lanes", op, bits) else
+                    "ntt" if bits > above and serves("ntt", op, bits) else "classical")
+            questions.append((op, bits, want))
     p = subprocess.run([str(MEASURE), "--backend", backend, "--tuning", "none"], capture_output=True, text=True,
                        input="".join(f"select {op} {bits} 1000\n" for op, bits, _ in questions), timeout=300,
                        env=driver_env())
     answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
     assert len(answers) == len(questions), p.stdout + p.stderr
-    for (op, bits, want_ntt), ans in zip(questions, answers):
-        assert (ans[4] in ntt_names) == want_ntt, f"{op} {bits} bits: default rule chose {ans[4]}"
+    for (op, bits, want), ans in zip(questions, answers):
+        assert kinds.get(ans[4]) == want, f"{op} {bits} bits: default rule chose {ans[4]}, want a {want} variant"
 
 
 # The default rule's family switch (runtime/dispatch.c): grid variants (an instance over many blocks) from

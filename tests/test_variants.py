@@ -26,7 +26,7 @@ OPS["mullo"] = dict(OPS["mul"], aliases=("ra", "rb", "rab"))
 
 def launch_shape(v, bits):
     """Threads per instance and instances per block the runtime uses for `bits` (runtime/registry.c)."""
-    if v["ntt"] != "-":   # the transform length is fixed: shorter inputs are zero-padded
+    if v["ntt"] != "-" or v["lanes"] != "-":   # a fixed shape: shorter inputs are zero-padded
         return v["ti"], v["block"] // v["ti"]
     chunk = v["q"] * v["limb_words"]
     ti = -(-(bits // 32) // chunk)

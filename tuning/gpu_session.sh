@@ -4,7 +4,9 @@
 # STEPS picks steps (default "tests example sanitize tune bench"; also "compare": classical against NTT
 # multiplication, every variant, "exhaustive", "grid": the grid variants' CUDA tests, "single": single large
 # instances against GMP on one core, "smallcount": grid against one-block variants for few instances,
-# "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1"); logs,
+# "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1", "lanes": the
+# register-resident variants' CUDA tests, sanitizer runs, their SASS instruction mix and all variants timed
+# side by side at 512..16384 bits); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -39,6 +41,39 @@ if has smallcount; then
   timeout 300 python3 tuning/compare.py --ops "${SMALL_OPS:-mul,mullo,add}" --sizes "$SMALL_SIZES" --count "$SMALL_COUNT" \
     --csv "$OUT/smallcount.csv" > "$OUT/smallcount.log" 2>&1
   sed -n '/^best/,$p' "$OUT/smallcount.log"
+fi
+
+if has lanes; then
+  echo "== register-resident (lanes) variants: CUDA tests, sanitizer, SASS mix, timed against the other families"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and _w" tests/test_variants.py 2>&1 \
+    | tee "$OUT/pytest_lanes.log" | tail -3
+  for v in ${LANES_SAN:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda}; do
+    op=${v%%_*}; bits=$(echo "$v" | cut -d_ -f2)
+    printf '%s %s 300 mixed 1 host none\n%s %s 77 max 2 device none\n%s %s 9 mixed 3 host none\n' \
+      $op $bits $op $bits $op $((bits / 2 + 32)) > /tmp/cases
+    for tool in memcheck racecheck; do
+      MIDINT_VARIANT=$v timeout 200 compute-sanitizer --tool $tool --error-exitcode 99 build/tests/check_batch \
+        --backend cuda < /tmp/cases > "$OUT/san.log" 2>&1
+      echo "$tool $v: exit $? ($(grep -c '^ok' "$OUT/san.log") ok;" \
+           "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.log" | tr '\n' ' '))"
+    done
+  done | tee "$OUT/sanitizer_lanes.txt"
+  rm -f "$OUT/san.log"
+  cuobjdump --dump-sass lib/libmidint.so > "$OUT/sass_all.txt" 2>/dev/null
+  python3 tuning/sass_mix.py "$OUT/sass_all.txt" "_w" > "$OUT/sass_lanes.txt" 2>&1
+  for f in ${LANES_SASS:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda}; do   # whole listings to read
+    awk -v f="$f" '/Function :/ {on = index($0, f) > 0} on' "$OUT/sass_all.txt" > "$OUT/sass_$f.txt"
+  done
+  rm -f "$OUT/sass_all.txt"
+  head -40 "$OUT/sass_lanes.txt"
+  timeout 400 python3 tuning/compare.py --ops mul,mullo --sizes "${LANES_SIZES:-512,1024,2048,4096,8192,16384}" \
+    --csv "$OUT/lanes_compare.csv" > "$OUT/lanes_compare.log" 2>&1
+  sed -n '/^best/,$p' "$OUT/lanes_compare.log"
+  for count in ${LANES_COUNTS:-}; do   # small batches
+    timeout 200 python3 tuning/compare.py --ops mul,mullo --sizes 2048,4096 --count "$count" \
+      --csv "$OUT/lanes_count$count.csv" > "$OUT/lanes_count$count.log" 2>&1
+    echo "-- $count instances"; sed -n '/^best/,$p' "$OUT/lanes_count$count.log"
+  done
 fi
 
 if has profile; then

@@ -45,6 +45,7 @@ class Variant:
     shared: int
     ntt: str = "-"        # pSETbDIGIT for NTT variants
     grid: str = "-"       # threads per tile block of grid variants
+    lanes: str = "-"      # lanes per instance of register-resident variants
 
     @property
     def chunk(self):
@@ -55,15 +56,17 @@ def read_variants(path=VARIANTS_TXT):
     out = []
     for line in Path(path).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti, grid = line.split()
+            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti, grid, lanes = line.split()
             out.append(Variant(name, op, int(bits), 2 if limb == "u64" else 1, int(q), int(ipb), backend,
-                               int(block), int(shared), ntt, grid))
+                               int(block), int(shared), ntt, grid, lanes))
     return out
 
 
 def algorithm(v: Variant) -> str:
-    """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block or grid."""
-    return ("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
+    """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block, grid or
+    register-resident (per lanes per instance)."""
+    return (("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
+            + (f"-lanes{v.lanes}" if v.lanes != "-" else ""))
 
 
 def predicted_cost(v: Variant) -> float:
