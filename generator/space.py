@@ -43,6 +43,7 @@ class OpFamily:
     ntts: tuple = (None,)            # NTT (prime set, digit bits) choices; (None,) for other algorithms
     grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
     lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
+    across: tuple = (False,)         # register-resident families: lanes in one warp (False) or across warps (True)
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
@@ -229,11 +230,13 @@ LANES = OpFamily(
     qs=(4, 8, 16),
     ipbs=tuple(1 << i for i in range(8)),
     lanes=tuple(1 << i for i in range(6)),
-    # OpenCL passes b's words and the partial sums through local memory: Q words per thread for each
-    shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" else 0,
+    across=(False, True),
+    # OpenCL, and lanes across warps, pass b's words and the partial sums through shared (local) memory: Q words
+    # per thread for each
+    shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" or v.across else 0,
     # the one-lane low half computes only the words below Q
     render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
-    multi_instance_blocks=(LANES_BLOCK,),
+    multi_instance_blocks=(128, 256, 512, 1024),   # lanes across warps: 32 L threads; lanes_block below
     constraints=(
         Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "
                    f"warp (at most {LANES_MAX})",
@@ -242,7 +245,13 @@ LANES = OpFamily(
                    lambda v: v.q % 4 == 0),
         Constraint("lanes_registers", f"a lane keeps at most {LANES_MAX_LIVE_WORDS} words live (7 Q + 1)",
                    lambda v: lanes_live_words(v) <= LANES_MAX_LIVE_WORDS),
-        Constraint("lanes_block", f"{LANES_BLOCK} threads per block", lambda v: v.block == LANES_BLOCK, "prune"),
+        Constraint("lanes_across_shape", "lanes across warps: 32 instances per block, one per lane of each warp",
+                   lambda v: not v.across or v.ipb == WARP),
+        Constraint("lanes_block", f"lanes of one warp: {LANES_BLOCK} threads per block",
+                   lambda v: v.across or v.block == LANES_BLOCK, "prune"),
+        Constraint("lanes_across_use", "lanes across warps only for the low half (mullo) on at least 4 lanes: there "
+                   "whole warps skip the steps whose products fall above it; a full product has no such steps",
+                   lambda v: not v.across or (v.op == "mullo" and v.lanes >= 4), "prune"),
         Constraint("lanes_min_q", "at least 8 words per lane (H200: 4 words ran at 58-85% of 8 or 16 at every size "
                    "512..8192, their shuffles and moves outweighing the multiply-adds)", lambda v: v.q >= 8, "prune"),
         Constraint("lanes_max_bits", f"at most {LANES_MAX_BITS} bits (H200: at 16384 bits the NTT ran 2.9x faster, mul "
@@ -334,5 +343,6 @@ def candidates(op: str, bits: int, backend: str):
                     for choice in fam.ntts:
                         for grid in fam.grids:
                             for lanes in fam.lanes:
-                                yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
-                                              ntt=choice, grid=grid, lanes=lanes)
+                                for across in fam.across:
+                                    yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
+                                                  ntt=choice, grid=grid, lanes=lanes, across=across)

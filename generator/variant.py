@@ -20,9 +20,10 @@ class Variant:
     """(op, bits, limb, q, ipb, ntt, grid, lanes, backend). `ntt` is None for non-NTT algorithms, else a (prime
     set, digit bits) pair. `grid` is None for the one-block families (an instance within one block), else the
     threads per block of a grid family, whose instance is spread over many blocks and several kernels.
-    `lanes` is None for block-wide kernels, else the lanes of one warp an instance's limbs live on, in registers
-    (1: a thread per instance). Further optional fields go in the same way: appended with their own prefix,
-    absent when at their default."""
+    `lanes` is None for block-wide kernels, else the lanes an instance's limbs live on, in registers (1: a thread
+    per instance): neighbouring lanes of one warp (name field wL), or with `across` one lane in each of L warps
+    (xL), which lets whole warps skip the steps that are of no use to them (the low half).
+    Further optional fields go in the same way: appended with their own prefix, absent when at their default."""
 
     op: str
     bits: int
@@ -33,6 +34,7 @@ class Variant:
     ntt: tuple | None = None
     grid: int | None = None
     lanes: int | None = None
+    across: bool = False
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
     @property
@@ -83,7 +85,7 @@ _NAME_FIELDS = (
     ("ipb", "i", r"[1-9][0-9]*", False),
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
     ("grid", "g", r"[1-9][0-9]*", True),
-    ("lanes", "w", r"[1-9][0-9]*", True),
+    ("lanes", "(?P<lanes_kind>[wx])", r"[1-9][0-9]*", True),   # w: lanes of one warp, x: across warps
     ("backend", "", "|".join(BACKENDS), False),
 )
 _NAME_RE = re.compile(
@@ -104,6 +106,8 @@ def format_name(v: Variant) -> str:
             continue
         if field == "ntt":
             value = f"{value[0]}b{value[1]}"
+        if field == "lanes":
+            prefix = "x" if v.across else "w"
         parts.append(f"{prefix}{value}")
     return "_".join(parts)
 
@@ -112,7 +116,7 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
@@ -131,4 +135,5 @@ def parse_name(name: str) -> Variant:
         ntt=ntt,
         grid=int(grid) if grid is not None else None,
         lanes=int(lanes) if lanes is not None else None,
+        across=m.group("lanes_kind") == "x",
     )

@@ -110,13 +110,14 @@ typedef struct default_rule {
     uint32_t lanes_upto_bits;
     uint64_t lanes_from_count;
     double lanes_q, lanes_min;
+    uint32_t lanes_across; /* 1: prefer lanes across warps (_xL) where a size has them, 0: lanes of one warp */
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
      * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us) */
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0},
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0, 0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0, 0},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
@@ -126,12 +127,13 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * makes 512-thread blocks and 32 elements (256 threads) ran 14-17% faster; at 262144 bits the two are
      * within 3% (1024 and 512 threads).
      * Register-resident (lanes) variants, H200, 2^27 words, M instances/s against the best other family: mul
-     * 11241 / 5769 / 1622 / 407 / 98 at 512..8192 bits (classical 5675 / 1798 / 482 / 128 / 33, NTT 172 at 4096
-     * and 84 at 8192), NTT ahead at 16384 (38); mullo 21521 / 8255 / 1993 / 471 at 512..4096 (classical 11707 /
-     * 3791 / 1241 / 334), NTT level at 8192 (113 against 111). 16 words per lane were best everywhere but at
-     * 512 bits, where one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words. */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 4096, 1, 16, 2},
+     * 11241 / 5784 / 1620 / 406 / 98 at 512..8192 bits (classical 5675 / 1798 / 482 / 128 / 33, NTT 172 at 4096
+     * and 85 at 8192), NTT ahead at 16384 (38); mullo 21521 / 8285 / 2280 / 529 / 118 at 512..8192 (classical
+     * 11707 / 3789 / 1241 / 335 / 86, NTT 113 at 8192), lanes across warps ahead of lanes of one warp from 2048
+     * bits (2280 against 1993, 529 against 471). 16 words per lane were best everywhere but at 512 bits, where
+     * one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words. */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 1},
 };
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
@@ -141,7 +143,8 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
         return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
     }
     if (v->lanes)
-        return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min);
+        return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min) +
+               rule->w_block * (v->across != rule->lanes_across);
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
     if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */

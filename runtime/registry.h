@@ -47,7 +47,8 @@ typedef struct midint_variant {
     uint32_t digit_bits;     /* NTT variants: bits per digit */
     midint_plan_kind plan;
     uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
-    uint32_t lanes;          /* register-resident variants: lanes of one warp per instance (1: a thread); 0 otherwise */
+    uint32_t lanes;          /* register-resident variants: lanes per instance (1: a thread); 0 otherwise */
+    uint32_t across;         /* register-resident variants: 1 when the lanes are in different warps (_xL), 0 in one (_wL) */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];

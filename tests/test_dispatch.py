@@ -80,7 +80,7 @@ def test_environment_forces_variant(backend):
 
 # The default rule's algorithm switch (runtime/dispatch.c): register-resident (lanes) variants up to these sizes,
 # else NTT above these sizes, classical at or below.
-LANES_UPTO_BITS = {"mul": 8192, "mullo": 4096}
+LANES_UPTO_BITS = {"mul": 8192, "mullo": 8192}
 NTT_ABOVE_BITS = {"mul": 3520, "mullo": 7552}
 
 

@@ -45,9 +45,9 @@ fi
 
 if has lanes; then
   echo "== register-resident (lanes) variants: CUDA tests, sanitizer, SASS mix, timed against the other families"
-  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and _w" tests/test_variants.py 2>&1 \
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_w or _x)" tests/test_variants.py 2>&1 \
     | tee "$OUT/pytest_lanes.log" | tail -3
-  for v in ${LANES_SAN:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda}; do
+  for v in ${LANES_SAN:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda mullo_4096_u32_q16_i32_x8_cuda}; do
     op=${v%%_*}; bits=$(echo "$v" | cut -d_ -f2)
     printf '%s %s 300 mixed 1 host none\n%s %s 77 max 2 device none\n%s %s 9 mixed 3 host none\n' \
       $op $bits $op $bits $op $((bits / 2 + 32)) > /tmp/cases
@@ -60,8 +60,8 @@ if has lanes; then
   done | tee "$OUT/sanitizer_lanes.txt"
   rm -f "$OUT/san.log"
   cuobjdump --dump-sass lib/libmidint.so > "$OUT/sass_all.txt" 2>/dev/null
-  python3 tuning/sass_mix.py "$OUT/sass_all.txt" "_w" > "$OUT/sass_lanes.txt" 2>&1
-  for f in ${LANES_SASS:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda}; do   # whole listings to read
+  python3 tuning/sass_mix.py "$OUT/sass_all.txt" "_[wx][0-9]+_" > "$OUT/sass_lanes.txt" 2>&1
+  for f in ${LANES_SASS:-mullo_4096_u32_q16_i32_x8_cuda}; do   # whole listings to read
     awk -v f="$f" '/Function :/ {on = index($0, f) > 0} on' "$OUT/sass_all.txt" > "$OUT/sass_$f.txt"
   done
   rm -f "$OUT/sass_all.txt"

@@ -1,8 +1,8 @@
 """Instruction mix of generated kernels from `cuobjdump --dump-sass` output: what the inner loop is made of.
 
-Usage: python3 tuning/sass_mix.py SASS_FILE [NAME_SUBSTRING]
-For each kernel whose name contains NAME_SUBSTRING: static instruction count by class (multiply-adds, other
-integer, shuffles, moves, memory, control) and, for register-resident (_wL) kernels, whose steps are fully
+Usage: python3 tuning/sass_mix.py SASS_FILE [NAME_REGEX]
+For each kernel whose name matches NAME_REGEX: static instruction count by class (multiply-adds, other
+integer, shuffles, moves, memory, control) and, for register-resident (_wL, _xL) kernels, whose steps are fully
 unrolled, the instructions per instance (lanes x static count) against the word products it computes.
 """
 
@@ -44,7 +44,7 @@ def main(argv):
     pattern = argv[1] if len(argv) > 1 else ""
     print(f"{'kernel':42} {'total':>6} " + " ".join(f"{c:>6}" for c, _ in CLASSES) + f" {'other':>6}"
           f" {'imad%':>6} {'imad/prod':>9}")
-    for name in sorted(k for k in kernels if pattern in k):
+    for name in sorted(k for k in kernels if re.search(pattern, k)):
         ops = kernels[name]
         by = Counter()
         for op, n in ops.items():
@@ -52,7 +52,7 @@ def main(argv):
         total = sum(ops.values())
         line = f"{name:42} {total:6} " + " ".join(f"{by[c]:6}" for c, _ in CLASSES) + f" {by['other']:6}"
         line += f" {100 * by['imad'] / max(total, 1):5.1f}%"
-        m = re.match(r"(mul|mullo)_(\d+)_u32_q(\d+)_i\d+_w(\d+)_", name)
+        m = re.match(r"(mul|mullo)_(\d+)_u32_q(\d+)_i\d+_[wx](\d+)_", name)
         if m:
             words, lanes = int(m.group(2)) // 32, int(m.group(4))
             products = words * words if m.group(1) == "mul" else words * (words + 1) // 2
