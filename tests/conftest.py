@@ -11,6 +11,7 @@ BUILD = ROOT / "build"
 CHECK_BATCH = BUILD / "tests" / "check_batch"
 VARIANTS_TXT = ROOT / "generated" / "variants.txt"
 BACKENDS = ("opencl", "cuda")
+OPS_NAMES = ("add", "sub", "mul", "mullo")
 
 
 def read_variants():
@@ -27,6 +28,26 @@ def read_variants():
             row["limb_words"] = 2 if row["limb"] == "u64" else 1
             out.append(row)
     return out
+
+
+def largest_bits(backend, op):
+    """The largest size generated for (backend, op), 0 if none: what the build serves (`make gen SIZES=...`)."""
+    return max((v["bits"] for v in read_variants() if v["backend"] == backend and v["op"] == op), default=0)
+
+
+def served(cases, backend):
+    """The check_batch cases ("op bits ...") whose size the generated variants of `backend` serve; a test with
+    sizes that only the default SIZES generate keeps what the user's own SIZES can run."""
+    return [c for c in cases if int(c.split()[1]) <= largest_bits(backend, c.split()[0])]
+
+
+def require_cases(cases, backend):
+    """served(cases), or skip the test with the reason when the generated sizes serve none of them."""
+    kept = served(cases, backend)
+    if not kept:
+        pytest.skip(f"the generated sizes ({', '.join(f'{op} up to {largest_bits(backend, op)}' for op in OPS_NAMES)} "
+                    f"bits on {backend}) serve none of this test's cases; the default SIZES do")
+    return kept
 
 
 _probe_cache = {}

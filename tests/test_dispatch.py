@@ -4,7 +4,8 @@ import subprocess
 
 import pytest
 
-from conftest import BACKENDS, BUILD, assert_all_ok, driver_env, read_variants, require_backend, run_driver
+from conftest import (BACKENDS, BUILD, assert_all_ok, driver_env, read_variants, require_backend, require_cases,
+                      run_driver)
 
 MEASURE = BUILD / "tuning" / "measure"
 
@@ -35,6 +36,7 @@ def test_host_path_in_chunks(backend):
     cases = ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
              "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
              "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"]   # NTT, chunk by chunk
+    cases = require_cases(cases, backend)
     proc = run_driver(["--backend", backend, "--staging", "4096"], cases)
     assert_all_ok(proc, cases)
 
@@ -55,7 +57,7 @@ WORKSPACE_PASSES = {
 def test_grid_batch_in_workspace_passes(backend, cap):
     """A workspace cap below the batch's need runs it a few instances per pass; results must not shift."""
     require_backend(backend)
-    cases = WORKSPACE_PASSES[cap]
+    cases = require_cases(WORKSPACE_PASSES[cap], backend)
     proc = run_driver(["--backend", backend, "--workspace", str(cap)], cases)
     assert_all_ok(proc, cases)
 
@@ -92,8 +94,8 @@ def test_default_rule_switches_algorithm(backend):
     variants = [v for v in read_variants() if v["backend"] == backend and v["grid"] == "-"]
     kinds = {v["name"]: "lanes" if v["lanes"] != "-" else "ntt" if v["ntt"] != "-" else "classical"
              for v in variants}
-    sizes = {kind: {(v["op"], v["bits"]) for v in variants if kinds[v["name"]] == kind} for kind in ("lanes", "ntt")}
-    assert sizes["ntt"] and sizes["lanes"], "no NTT or no lanes variants generated"
+    sizes = {kind: {(v["op"], v["bits"]) for v in variants if kinds[v["name"]] == kind}
+             for kind in ("lanes", "ntt", "classical")}
 
     def serves(kind, op, bits):
         return any(o == op and b >= bits for o, b in sizes[kind])
@@ -103,8 +105,10 @@ def test_default_rule_switches_algorithm(backend):
         upto = LANES_UPTO_BITS[op]
         for bits in sorted({512, 544, 1024, 2048, upto, upto + 32, above, above + 32, 4096, 8192, 16384, 262144}):
             want = ("lanes" if bits <= upto and serves("lanes", op, bits) else
-                    "ntt" if bits > above and serves("ntt", op, bits) else "classical")
-            questions.append((op, bits, want))
+                    "ntt" if bits > above and serves("ntt", op, bits) or not serves("classical", op, bits) else
+                    "classical")
+            if any(v["op"] == op and v["bits"] >= bits for v in variants):   # else only the grid serves
+                questions.append((op, bits, want))
     p = subprocess.run([str(MEASURE), "--backend", backend, "--tuning", "none"], capture_output=True, text=True,
                        input="".join(f"select {op} {bits} 1000\n" for op, bits, _ in questions), timeout=300,
                        env=driver_env())
