@@ -88,6 +88,23 @@ static void cu_free(midint_context *ctx, void *buf)
     cudaFree(buf);
 }
 
+static midint_status cu_host_alloc(midint_context *ctx, size_t bytes, void **ptr, void **handle)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    *handle = NULL;
+    cudaError_t err = cudaHostAlloc(ptr, bytes, cudaHostAllocPortable);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaHostAlloc");
+}
+
+static void cu_host_free(midint_context *ctx, void *ptr, void *handle)
+{
+    (void)handle;
+    cudaSetDevice(ctx->device);
+    cudaFreeHost(ptr);
+}
+
 static midint_status copy(midint_context *ctx, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
     midint_status st = use_device(ctx);
@@ -194,5 +211,5 @@ static midint_status cu_ws_drain(midint_context *ctx)
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
-    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain,
+    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain, cu_host_alloc, cu_host_free,
 };

@@ -19,7 +19,8 @@
     X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
-    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)
+    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)          \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -170,6 +171,32 @@ static void ocl_free(midint_context *ctx, void *buf)
 {
     (void)ctx;
     cl.clReleaseMemObject((cl_mem)buf);
+}
+
+/* Host memory the implementation allocates for a buffer (pinned where the device copies by DMA), mapped for the
+ * host for as long as it lives: the buffer is the handle. */
+static midint_status ocl_host_alloc(midint_context *ctx, size_t bytes, void **ptr, void **handle)
+{
+    cl_int err;
+    cl_mem m = cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    if (!m)
+        return cl_failed(ctx, err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
+    void *p = cl.clEnqueueMapBuffer(STATE(ctx)->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
+                                    NULL, &err);
+    if (!p) {
+        cl.clReleaseMemObject(m);
+        return cl_failed(ctx, err, "clEnqueueMapBuffer");
+    }
+    *ptr = p;
+    *handle = m;
+    return MIDINT_OK;
+}
+
+static void ocl_host_free(midint_context *ctx, void *ptr, void *handle)
+{
+    cl.clEnqueueUnmapMemObject(STATE(ctx)->queue, (cl_mem)handle, ptr, 0, NULL, NULL);
+    cl.clFinish(STATE(ctx)->queue);
+    cl.clReleaseMemObject((cl_mem)handle);
 }
 
 static midint_status ocl_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
@@ -359,7 +386,7 @@ static midint_status ocl_ws_drain(midint_context *ctx)
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
-    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain,
+    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain, ocl_host_alloc, ocl_host_free,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

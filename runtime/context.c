@@ -89,6 +89,8 @@ void midint_close(midint_context *ctx)
         return;
     if (ctx->ops) {
         midint_workspace_free(ctx);
+        while (ctx->host_blocks) /* host memory the user did not free: freed with its context */
+            midint_host_free(ctx, ctx->host_blocks->ptr);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
         for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)
@@ -131,6 +133,47 @@ midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes)
 }
 
 /* ---- device buffers through the backend ---- */
+
+midint_status midint_host_alloc(midint_context *ctx, size_t bytes, void **ptr)
+{
+    if (!ctx || !ptr)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_host_alloc: %s is NULL", ctx ? "ptr" : "ctx");
+    *ptr = NULL;
+    if (bytes == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_host_alloc: bytes is 0");
+    midint_host_block *blk = calloc(1, sizeof *blk);
+    if (!blk)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "midint_host_alloc: out of host memory");
+    midint_status st = ctx->ops->host_alloc(ctx, bytes, &blk->ptr, &blk->handle);
+    if (st != MIDINT_OK) {
+        free(blk);
+        return midint_fail(ctx, st, "midint_host_alloc: %zu bytes of page-locked host memory: %s", bytes, ctx->msg);
+    }
+    blk->bytes = bytes;
+    blk->next = ctx->host_blocks;
+    ctx->host_blocks = blk;
+    *ptr = blk->ptr;
+    return MIDINT_OK;
+}
+
+midint_status midint_host_free(midint_context *ctx, void *ptr)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_host_free: ctx is NULL");
+    if (!ptr)
+        return MIDINT_OK;
+    for (midint_host_block **p = &ctx->host_blocks; *p; p = &(*p)->next) {
+        midint_host_block *blk = *p;
+        if (blk->ptr == ptr) {
+            *p = blk->next;
+            ctx->ops->host_free(ctx, blk->ptr, blk->handle);
+            free(blk);
+            return MIDINT_OK;
+        }
+    }
+    return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_host_free: %p was not allocated by midint_host_alloc "
+                       "on this context (or was freed already)", ptr);
+}
 
 midint_status midint_buffer_alloc(midint_context *ctx, size_t bytes, void **buf)
 {

@@ -40,7 +40,17 @@ typedef struct midint_backend_ops {
     midint_status (*ws_wait)(midint_context *ctx, void *stream);
     midint_status (*ws_mark)(midint_context *ctx, void *stream);
     midint_status (*ws_drain)(midint_context *ctx);
+    /* Page-locked host memory (midint_host_alloc): the pointer, and a handle the backend needs to free it. */
+    midint_status (*host_alloc)(midint_context *ctx, size_t bytes, void **ptr, void **handle);
+    void (*host_free)(midint_context *ctx, void *ptr, void *handle);
 } midint_backend_ops;
+
+/* One block of midint_host_alloc memory, listed in its context so that it can be checked and freed at close. */
+typedef struct midint_host_block {
+    void *ptr, *handle;
+    size_t bytes;
+    struct midint_host_block *next;
+} midint_host_block;
 
 /* A remembered dispatch decision: repeated calls of one shape skip the registry walk (a few microseconds). */
 typedef struct midint_dispatch_memo {
@@ -70,6 +80,7 @@ struct midint_context {
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
     midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
+    midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
     size_t workspace_cap;           /* midint_set_workspace_bytes */

@@ -131,6 +131,16 @@ midint_status midint_mul_device(midint_context *ctx, size_t count, unsigned bits
 midint_status midint_mullo_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                                   const void *b, void *stream);
 
+/* Host memory for the host calls: page-locked (pinned) where the backend allows it (CUDA: cudaHostAlloc; OpenCL:
+ * memory the implementation allocates for a buffer, mapped), so the library's copies between it and the device
+ * skip the driver's staging of pageable memory. Use it as r, a, b or carry of any host call,
+ * and as ordinary memory. It belongs to the context: free it with midint_host_free (NULL is allowed; a pointer
+ * not from midint_host_alloc on this context is refused with MIDINT_ERR_INVALID_ARGUMENT); midint_close frees
+ * what is left, after which the memory must not be used. Page-locked memory is a scarce system resource:
+ * allocate it for the batches being processed, not for everything. */
+midint_status midint_host_alloc(midint_context *ctx, size_t bytes, void **ptr);
+midint_status midint_host_free(midint_context *ctx, void *ptr);
+
 /* Device buffers without writing CUDA or OpenCL code: a device pointer on CUDA, a cl_mem on OpenCL, usable
  * with the *_device calls.  Reads and writes are synchronous and cover `bytes` from the buffer's start. */
 midint_status midint_buffer_alloc(midint_context *ctx, size_t bytes, void **buf);

@@ -29,15 +29,17 @@ def test_default_rule_every_size(backend):
     assert_all_ok(proc, cases)
 
 
+@pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_host_path_in_chunks(backend):
-    """A staging cap of a few instances splits the batch into many chunks; results must not shift."""
+def test_host_path_in_chunks(backend, pinned):
+    """A staging cap of a few instances splits the batch into many chunks; results must not shift, from pageable
+    memory or from midint_host_alloc's."""
     require_backend(backend)
     cases = ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
              "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
              "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"]   # NTT, chunk by chunk
     cases = require_cases(cases, backend)
-    proc = run_driver(["--backend", backend, "--staging", "4096"], cases)
+    proc = run_driver(["--backend", backend, "--staging", "4096"] + (["--pinned"] if pinned else []), cases)
     assert_all_ok(proc, cases)
 
 

@@ -966,6 +966,66 @@ static int check_workspace_bytes_0(env *e, const void *arg, midint_op op, char *
                   midint_last_error(e->ctx), KW("bytes"));
 }
 
+/* midint_host_alloc / midint_host_free: bad arguments refused with their names; the memory is usable (written
+ * and read back whole); freeing NULL is a no-op; a pointer freed twice, or not from midint_host_alloc, is refused. */
+static int check_host_memory(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    void *p = (void *)1;
+    arm(e);
+    midint_status st = midint_host_alloc(NULL, 64, &p);
+    if (!expect(why, len, "midint_host_alloc(NULL, ...)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                KW("ctx")))
+        return 0;
+    arm(e);
+    st = midint_host_alloc(e->ctx, 64, NULL);
+    if (!expect(why, len, "midint_host_alloc(ctx, 64, NULL)", st, MIDINT_ERR_NULL_POINTER,
+                midint_last_error(e->ctx), KW("ptr")))
+        return 0;
+    arm(e);
+    st = midint_host_alloc(e->ctx, 0, &p);
+    if (!expect(why, len, "midint_host_alloc(ctx, 0, &p)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                midint_last_error(e->ctx), KW("bytes")))
+        return 0;
+    if (p != NULL)
+        return failf(why, len, "midint_host_alloc(ctx, 0, &p) left p = %p, want NULL", p);
+    const size_t words = 1u << 16;
+    if ((st = midint_host_alloc(e->ctx, words * 4, &p)) != MIDINT_OK || !p)
+        return failf(why, len, "midint_host_alloc(ctx, %zu, &p) returned %s: %s", words * 4, midint_status_name(st),
+                     midint_last_error(e->ctx));
+    uint32_t *w = p;
+    for (size_t i = 0; i < words; i++)
+        w[i] = (uint32_t)(i * 2654435761u);
+    int ok = 1;
+    for (size_t i = 0; i < words && ok; i++)
+        if (w[i] != (uint32_t)(i * 2654435761u))
+            ok = failf(why, len, "host memory word %zu changed", i);
+    if (ok && (st = midint_host_free(e->ctx, p)) != MIDINT_OK)
+        ok = failf(why, len, "midint_host_free(ctx, p) returned %s", midint_status_name(st));
+    if (ok && (st = midint_host_free(e->ctx, NULL)) != MIDINT_OK)
+        ok = failf(why, len, "midint_host_free(ctx, NULL) returned %s, want MIDINT_OK", midint_status_name(st));
+    if (ok) {
+        arm(e);
+        st = midint_host_free(e->ctx, p);   /* twice: refused, not a crash */
+        ok = expect(why, len, "midint_host_free(ctx, p) twice", st, MIDINT_ERR_INVALID_ARGUMENT,
+                    midint_last_error(e->ctx), KW("midint_host_alloc"));
+    }
+    if (ok) {
+        uint32_t local = 0;
+        arm(e);
+        st = midint_host_free(e->ctx, &local);
+        ok = expect(why, len, "midint_host_free(ctx, stack pointer)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                    midint_last_error(e->ctx), KW("midint_host_alloc"));
+    }
+    if (ok) {
+        arm(e);
+        st = midint_host_free(NULL, p);
+        ok = expect(why, len, "midint_host_free(NULL, p)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
+                    KW("ctx"));
+    }
+    return ok;
+}
+
 static int check_workspace_null(env *e, const void *arg, midint_op op, char *why, size_t len)
 {
     (void)arg, (void)op;
@@ -1290,6 +1350,7 @@ static const plain_check last_checks[] = {
     {"buffer_alloc_null_out", check_buffer_alloc_null},
     {"workspace_bytes_0", check_workspace_bytes_0},
     {"workspace_null_arguments", check_workspace_null},
+    {"host_memory", check_host_memory},
 };
 
 /* Per-operation checks: one row each, named "<op>_<suffix>" for every operation in `ops`. */

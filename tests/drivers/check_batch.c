@@ -1,7 +1,7 @@
 /* check_batch.c — runs batches through libmidint and compares every word and carry with GMP.
  *
  * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES]
- *                    [--probe]
+ *                    [--pinned] [--probe]
  * Cases come on stdin, one per line: "op bits count pattern seed api alias"
  *   op: add|sub|mul|mullo   api: host|device   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
  * Output: "ok <case>" or "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails,
@@ -61,6 +61,25 @@ static midint_status call_device(midint_context *ctx, midint_op op, const test_c
     return st;
 }
 
+/* --pinned: the host buffers of every case come from midint_host_alloc (page-locked), else from malloc. */
+static int pinned;
+
+static uint32_t *host_buf(midint_context *ctx, size_t bytes)
+{
+    void *p = NULL;
+    if (!pinned)
+        return malloc(bytes);
+    return midint_host_alloc(ctx, bytes, &p) == MIDINT_OK ? p : NULL;
+}
+
+static void host_buf_free(midint_context *ctx, void *p)
+{
+    if (pinned)
+        midint_host_free(ctx, p);
+    else
+        free(p);
+}
+
 /* Run one case; fills `why` and returns 0 on failure. */
 static int run_case(midint_context *ctx, const test_case *c, char *why, size_t whylen)
 {
@@ -72,8 +91,8 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     unsigned n = c->bits / 32, rn = result_words((midint_op)op, n);
     size_t words = c->count * n, r_words = c->count * rn;
     int has_carry = op_has_carry((midint_op)op);
-    uint32_t *a = malloc(words * 4), *b = malloc(words * 4), *r = malloc(r_words * 4);
-    uint32_t *carry = malloc(c->count * 4), *want = malloc(r_words * 4), *want_c = malloc(c->count * 4);
+    uint32_t *a = host_buf(ctx, words * 4), *b = host_buf(ctx, words * 4), *r = host_buf(ctx, r_words * 4);
+    uint32_t *carry = host_buf(ctx, c->count * 4), *want = malloc(r_words * 4), *want_c = malloc(c->count * 4);
     int ok = 0;
     if (!a || !b || !r || !carry || !want || !want_c) {
         snprintf(why, whylen, "out of host memory");
@@ -129,10 +148,10 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         }
     ok = 1;
 done:
-    free(a);
-    free(b);
-    free(r);
-    free(carry);
+    host_buf_free(ctx, a);
+    host_buf_free(ctx, b);
+    host_buf_free(ctx, r);
+    host_buf_free(ctx, carry);
     free(want);
     free(want_c);
     return ok;
@@ -157,11 +176,13 @@ int main(int argc, char **argv)
             staging = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(argv[i], "--workspace") == 0 && i + 1 < argc) {
             workspace = strtoull(argv[++i], NULL, 0);   /* a small cap makes grid calls run in several passes */
+        } else if (strcmp(argv[i], "--pinned") == 0) {
+            pinned = 1;
         } else if (strcmp(argv[i], "--probe") == 0) {
             probe = 1;
         } else {
             fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] "
-                            "[--workspace BYTES] [--probe] < cases\n", argv[0]);
+                            "[--workspace BYTES] [--pinned] [--probe] < cases\n", argv[0]);
             return 2;
         }
     }
