@@ -1023,6 +1023,22 @@ static int check_host_memory(env *e, const void *arg, midint_op op, char *why, s
         ok = expect(why, len, "midint_host_free(NULL, p)", st, MIDINT_ERR_NULL_POINTER, midint_last_error(NULL),
                     KW("ctx"));
     }
+    if (ok) { /* blocks not freed go with their context; another context's pointer is refused */
+        midint_context *c2 = NULL;
+        void *q = NULL;
+        if ((st = midint_open(&c2, e->backend, 0)) != MIDINT_OK || (st = midint_host_alloc(c2, 4096, &q)) != MIDINT_OK)
+            ok = failf(why, len, "second context: %s: %s", midint_status_name(st), midint_last_error(c2));
+        if (ok) {
+            memset(q, 0x5a, 4096);
+            arm(e);
+            st = midint_host_free(e->ctx, q);
+            ok = expect(why, len, "midint_host_free(ctx, another context's block)", st, MIDINT_ERR_INVALID_ARGUMENT,
+                        midint_last_error(e->ctx), KW("midint_host_alloc"));
+            if (ok && midint_host_alloc(c2, 8192, &q) != MIDINT_OK)
+                ok = failf(why, len, "second context: a second block: %s", midint_last_error(c2));
+        }
+        midint_close(c2);   /* frees both blocks */
+    }
     return ok;
 }
 
