@@ -208,17 +208,18 @@ NTT_GRID = OpFamily(
     ),
 )
 
-# Register-resident multiplication (templates/kernel_mul_lanes.j2): an instance's limbs on `lanes` lanes of one
-# warp (1: one thread), Q words of each operand per lane, the product as straight-line multiply-add chains over
-# registers; b's words and the partial sums pass between lanes by warp shuffles (OpenCL: local memory).
-LANES_MAX = 32                     # an instance stays within one warp
+# Register-resident multiplication (templates/kernel_mul_lanes.j2): an instance's limbs on `lanes` lanes (1: one
+# thread), Q words of each operand per lane, the product as straight-line multiply-add chains over registers; b's
+# words and the partial sums pass between lanes by warp shuffles (lanes of one warp), or through shared memory
+# (lanes across warps, and OpenCL).
+LANES_MAX = 32                     # lanes of one warp, or warps of one block
 LANES_BLOCK = 128                  # threads per block
 LANES_MAX_BITS = 8192
 
 
 def lanes_live_words(v: Variant) -> int:
-    """Registers a lane keeps live: its Q words of a and b, the even and odd sums (2Q and 2Q + 1 words) and
-    the Q words passed on at each step."""
+    """Registers a lane keeps live: its Q words of a and b, the sums E and O (2Q + 1 and 2Q - 1 words), the Q
+    words passed on at each step and the carry."""
     return 7 * v.q + 1
 
 

@@ -149,7 +149,6 @@ midint_status midint_host_alloc(midint_context *ctx, size_t bytes, void **ptr)
         free(blk);
         return midint_fail(ctx, st, "midint_host_alloc: %zu bytes of page-locked host memory: %s", bytes, ctx->msg);
     }
-    blk->bytes = bytes;
     blk->next = ctx->host_blocks;
     ctx->host_blocks = blk;
     *ptr = blk->ptr;

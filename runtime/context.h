@@ -48,7 +48,6 @@ typedef struct midint_backend_ops {
 /* One block of midint_host_alloc memory, listed in its context so that it can be checked and freed at close. */
 typedef struct midint_host_block {
     void *ptr, *handle;
-    size_t bytes;
     struct midint_host_block *next;
 } midint_host_block;
 

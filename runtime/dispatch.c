@@ -234,8 +234,8 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
     int want_grid = 32u * (uint64_t)n >= rule->grid_from_bits && count < rule->grid_below_count;
     int want_lanes = 32u * (uint64_t)n <= rule->lanes_upto_bits && count >= rule->lanes_from_count;
-    /* kinds in order of preference; the kinds not wanted close the list, so whatever serves the size is found */
-    variant_kind order[4];
+    /* every kind once, in order of preference: the wanted ones first, so whatever serves the size is found */
+    variant_kind order[KIND_LANES + 1];
     int k = 0;
     if (want_grid)
         order[k++] = KIND_GRID;
@@ -243,13 +243,13 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         order[k++] = KIND_LANES;
     order[k++] = want_ntt ? KIND_NTT : KIND_CLASSICAL;
     order[k++] = want_ntt ? KIND_CLASSICAL : KIND_NTT;
+    if (!want_grid)
+        order[k++] = KIND_GRID;
+    if (!want_lanes)
+        order[k++] = KIND_LANES;
     const midint_variant *best = NULL;
     for (int i = 0; i < k && !best; i++)
         best = default_choice(ctx, op, n, order[i]);
-    if (!best && !want_grid)
-        best = default_choice(ctx, op, n, KIND_GRID);
-    if (!best && !want_lanes)
-        best = default_choice(ctx, op, n, KIND_LANES);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
                            ctx->ops->name, midint_op_name(op), 32u * n);

@@ -34,7 +34,7 @@ typedef struct midint_kernel {
 } midint_kernel;
 
 typedef struct midint_variant {
-    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES]_backend */
+    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES]_backend */
     midint_op op;
     uint32_t bits;           /* largest size it serves; any multiple of 32 below works too */
     uint32_t limb_words;     /* 32-bit words per limb: 1 (u32) or 2 (u64) */

@@ -34,10 +34,14 @@ def table(ident, body, device=None, registry=None, version=1):
             f"registry {registry or ident['registry']}\n{body}")
 
 
+def generated_bits(op, prefer):
+    """`prefer` bits, or the smallest size of `op` the user's `make gen SIZES=...` generated."""
+    sizes = {v["bits"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == op}
+    return prefer if prefer in sizes else min(sizes)
+
+
 def add_bits():
-    """512 bits, or the smallest add size the user's `make gen SIZES=...` generated."""
-    sizes = {v["bits"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == "add"}
-    return 512 if 512 in sizes else min(sizes)
+    return generated_bits("add", 512)
 
 
 def some_variant(op="add", bits=None):
@@ -148,9 +152,7 @@ def test_interrupted_tuner_leaves_previous_table(ident, tmp_path):
 
 
 def test_exhaustive_times_every_candidate(ident, tmp_path):
-    # 1024 bits, or the smallest size the user's `make gen SIZES=...` generated
-    sizes = {v["bits"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == "sub"}
-    bits = 1024 if 1024 in sizes else min(sizes)
+    bits = generated_bits("sub", 1024)
     p = run_tune("--ops", "sub", "--sizes", str(bits), "--out", str(tmp_path / "x.tune"), "--exhaustive")
     assert p.returncode == 0, p.stdout + p.stderr
     n = len([v for v in read_variants() if v["backend"] == "opencl" and v["op"] == "sub" and v["bits"] == bits])
