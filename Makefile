@@ -32,7 +32,7 @@ NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
 LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
-               runtime/backends.c runtime/tuning.c runtime/ntt_tables.c
+               runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -82,7 +82,7 @@ lib/libmidint.so: $(OBJS)
 	@mkdir -p lib
 	$(CC) -shared -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: %.c runtime/midint.h runtime/context.h runtime/launch.h runtime/registry.h generated/.stamp $(CONFIG)
+$(BUILD)/%.o: %.c runtime/midint.h runtime/context.h runtime/ops.h runtime/launch.h runtime/registry.h generated/.stamp $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -99,9 +99,10 @@ DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/api_errors $(BUILD)/example
 drivers: $(DRIVERS)
 
 # the measuring tool behind make tune and make bench (timing through the library: backend-neutral)
-$(BUILD)/tuning/measure: tuning/measure.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.so
+$(BUILD)/tuning/measure: tuning/measure.c tuning/measure_host.c tuning/measure_host.h tests/drivers/cases.c \
+                         tests/drivers/cases.h lib/libmidint.so
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
+	$(CC) $(TEST_CFLAGS) -Ituning -o $@ $< tuning/measure_host.c tests/drivers/cases.c $(DRIVER_LIBS)
 
 $(BUILD)/tests/%: tests/drivers/%.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.so
 	@mkdir -p $(dir $@)
@@ -126,6 +127,7 @@ tune: all
 
 bench: all
 	$(PYTHON) tuning/bench.py $(BENCH_ARGS)
+	$(PYTHON) tuning/bench_host.py $(BENCH_HOST_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 
@@ -10,6 +11,9 @@ typedef struct cuda_state {
     cudaEvent_t start, stop;      /* for midint_time */
     cudaEvent_t ws_done;          /* recorded after the last use of the workspace */
     int ws_recorded;
+    cudaStream_t pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
+    cudaEvent_t fence[MIDINT_FENCES];
+    int fence_marked[MIDINT_FENCES];
 } cuda_state;
 
 #define STATE(ctx) ((cuda_state *)(ctx)->be)
@@ -26,6 +30,8 @@ static midint_status use_device(midint_context *ctx)
     cudaError_t err = cudaSetDevice(ctx->device);
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaSetDevice");
 }
+
+static void cu_close(midint_context *ctx);
 
 static midint_status cu_open(midint_context *ctx, int device)
 {
@@ -46,13 +52,17 @@ static midint_status cu_open(midint_context *ctx, int device)
     cuda_state *s = calloc(1, sizeof *s);
     if (!s)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
-    if ((err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaEventCreate(&s->start)) != cudaSuccess || (err = cudaEventCreate(&s->stop)) != cudaSuccess ||
-        (err = cudaEventCreateWithFlags(&s->ws_done, cudaEventDisableTiming)) != cudaSuccess) {
-        free(s);
+    ctx->be = s;
+    int ok = (err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) == cudaSuccess &&
+             (err = cudaEventCreate(&s->start)) == cudaSuccess && (err = cudaEventCreate(&s->stop)) == cudaSuccess &&
+             (err = cudaEventCreateWithFlags(&s->ws_done, cudaEventDisableTiming)) == cudaSuccess;
+    for (int i = 0; i < MIDINT_FENCES && ok; i++)
+        ok = (err = cudaEventCreateWithFlags(&s->fence[i], cudaEventDisableTiming)) == cudaSuccess;
+    if (!ok) {
+        cu_close(ctx);
         return cuda_failed(ctx, err, "creating the stream and events");
     }
-    ctx->be = s;
+    ctx->sub_align = 256;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.200s (sm_%d%d)", prop.name, prop.major, prop.minor);
     ctx->max_block = (uint32_t)prop.maxThreadsPerBlock;
     ctx->max_shared = (uint32_t)(optin > 0 ? optin : (int)prop.sharedMemPerBlock);
@@ -65,10 +75,16 @@ static void cu_close(midint_context *ctx)
     if (!s)
         return;
     cudaSetDevice(ctx->device);
-    cudaEventDestroy(s->start);
-    cudaEventDestroy(s->stop);
-    cudaEventDestroy(s->ws_done);
-    cudaStreamDestroy(s->stream);
+    cudaEvent_t events[3 + MIDINT_FENCES] = {s->start, s->stop, s->ws_done};
+    memcpy(events + 3, s->fence, sizeof s->fence);
+    for (int i = 0; i < 3 + MIDINT_FENCES; i++)
+        if (events[i])
+            cudaEventDestroy(events[i]);
+    for (int i = 0; i < MIDINT_PIPE_SLOTS; i++)
+        if (s->pipe[i])
+            cudaStreamDestroy(s->pipe[i]);
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
     free(s);
     ctx->be = NULL;
 }
@@ -105,15 +121,15 @@ static void cu_host_free(midint_context *ctx, void *ptr, void *handle)
     cudaFreeHost(ptr);
 }
 
+static midint_status copy_async(midint_context *ctx, void *dst, const void *src, size_t bytes,
+                                enum cudaMemcpyKind kind, void *stream);
+static midint_status cu_synchronize(midint_context *ctx, void *stream);
+
+/* A synchronous copy on the context's own stream. */
 static midint_status copy(midint_context *ctx, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
-    midint_status st = use_device(ctx);
-    if (st != MIDINT_OK)
-        return st;
-    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, STATE(ctx)->stream);
-    if (err == cudaSuccess)
-        err = cudaStreamSynchronize(STATE(ctx)->stream);
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpy");
+    midint_status st = copy_async(ctx, dst, src, bytes, kind, NULL);
+    return st != MIDINT_OK ? st : cu_synchronize(ctx, NULL);
 }
 
 static midint_status cu_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
@@ -208,8 +224,105 @@ static midint_status cu_ws_drain(midint_context *ctx)
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
 }
 
+/* Page-locked memory of the caller's own (cudaHostAlloc, cudaMallocHost, cudaHostRegister): both ends of the range
+ * are host memory the driver knows. */
+static int cu_host_locked(midint_context *ctx, const void *p, size_t bytes)
+{
+    (void)ctx;
+    const char *ends[2] = {p, (const char *)p + (bytes ? bytes - 1 : 0)};
+    for (int i = 0; i < 2; i++) {
+        struct cudaPointerAttributes attr;
+        if (cudaPointerGetAttributes(&attr, ends[i]) != cudaSuccess) {
+            cudaGetLastError(); /* an unknown pointer is pageable memory, not an error to keep */
+            return 0;
+        }
+        if (attr.type != cudaMemoryTypeHost)
+            return 0;
+    }
+    return 1;
+}
+
+static midint_status cu_pipe_stream(midint_context *ctx, unsigned i, void **stream)
+{
+    cuda_state *s = STATE(ctx);
+    if (!s->pipe[i]) {
+        midint_status st = use_device(ctx);
+        if (st != MIDINT_OK)
+            return st;
+        cudaError_t err = cudaStreamCreateWithFlags(&s->pipe[i], cudaStreamNonBlocking);
+        if (err != cudaSuccess) {
+            s->pipe[i] = NULL;
+            return cuda_failed(ctx, err, "cudaStreamCreate");
+        }
+    }
+    *stream = s->pipe[i];
+    return MIDINT_OK;
+}
+
+static midint_status cu_sub_buffer(midint_context *ctx, void *buf, size_t offset, size_t bytes, void **out)
+{
+    (void)ctx;
+    (void)bytes;
+    *out = (char *)buf + offset;
+    return MIDINT_OK;
+}
+
+static void cu_sub_release(midint_context *ctx, void *sub)
+{
+    (void)ctx;
+    (void)sub;
+}
+
+static midint_status copy_async(midint_context *ctx, void *dst, const void *src, size_t bytes,
+                                enum cudaMemcpyKind kind, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpyAsync");
+}
+
+static midint_status cu_upload_async(midint_context *ctx, void *buf, size_t offset, const void *host, size_t bytes,
+                                     void *stream)
+{
+    return copy_async(ctx, (char *)buf + offset, host, bytes, cudaMemcpyHostToDevice, stream);
+}
+
+static midint_status cu_download_async(midint_context *ctx, void *host, const void *buf, size_t offset,
+                                       size_t bytes, void *stream)
+{
+    return copy_async(ctx, host, (const char *)buf + offset, bytes, cudaMemcpyDeviceToHost, stream);
+}
+
+static midint_status cu_fence_mark(midint_context *ctx, unsigned i, void *stream)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = cudaEventRecord(s->fence[i], stream ? (cudaStream_t)stream : s->stream);
+    s->fence_marked[i] = err == cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventRecord");
+}
+
+static midint_status cu_fence_wait(midint_context *ctx, void *stream, unsigned i)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = s->fence_marked[i]
+                          ? cudaStreamWaitEvent(stream ? (cudaStream_t)stream : s->stream, s->fence[i], 0)
+                          : cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamWaitEvent");
+}
+
+static midint_status cu_fence_sync(midint_context *ctx, unsigned i)
+{
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = s->fence_marked[i] ? cudaEventSynchronize(s->fence[i]) : cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
+}
+
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
-    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain, cu_host_alloc, cu_host_free,
+    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain, cu_host_alloc, cu_host_free, cu_host_locked,
+    cu_pipe_stream, cu_sub_buffer, cu_sub_release, cu_upload_async, cu_download_async, cu_fence_mark,
+    cu_fence_wait, cu_fence_sync,
 };

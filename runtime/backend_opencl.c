@@ -20,7 +20,7 @@
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
     X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)          \
-    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -57,6 +57,8 @@ typedef struct cl_state {
     cl_kernel *kernels;   /* made on first use, indexed by the kernels' impl */
     cl_program *programs; /* built on first use of one of their kernels */
     cl_event ws_done;     /* marks the end of the last use of the workspace */
+    cl_command_queue pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
+    cl_event fence[MIDINT_FENCES];
 } cl_state;
 
 #define STATE(ctx) ((cl_state *)(ctx)->be)
@@ -83,6 +85,12 @@ static void ocl_close(midint_context *ctx)
             cl.clReleaseProgram(s->programs[i]);
     if (s->ws_done)
         cl.clReleaseEvent(s->ws_done);
+    for (int i = 0; i < MIDINT_FENCES; i++)
+        if (s->fence[i])
+            cl.clReleaseEvent(s->fence[i]);
+    for (int i = 0; i < MIDINT_PIPE_SLOTS; i++)
+        if (s->pipe[i])
+            cl.clReleaseCommandQueue(s->pipe[i]);
     free(s->kernels);
     free(s->programs);
     if (s->queue)
@@ -149,6 +157,9 @@ static midint_status ocl_open(midint_context *ctx, int device)
     }
     size_t wg = 0;
     cl_ulong local = 0;
+    cl_uint align_bits = 0;
+    cl.clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    ctx->sub_align = align_bits / 8 > 256 ? align_bits / 8 : 256; /* sub-buffer origins */
     cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     cl.clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
     cl.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
@@ -383,10 +394,88 @@ static midint_status ocl_ws_drain(midint_context *ctx)
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clWaitForEvents");
 }
 
+static midint_status ocl_pipe_stream(midint_context *ctx, unsigned i, void **stream)
+{
+    cl_state *s = STATE(ctx);
+    if (!s->pipe[i]) {
+        cl_int err;
+        s->pipe[i] = cl.clCreateCommandQueue(s->context, s->device, 0, &err);
+        if (!s->pipe[i])
+            return cl_failed(ctx, err, "clCreateCommandQueue");
+    }
+    *stream = s->pipe[i];
+    return MIDINT_OK;
+}
+
+static midint_status ocl_sub_buffer(midint_context *ctx, void *buf, size_t offset, size_t bytes, void **out)
+{
+    cl_buffer_region region = {offset, bytes};
+    cl_int err;
+    cl_mem m = cl.clCreateSubBuffer((cl_mem)buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    if (!m)
+        return cl_failed(ctx, err, "clCreateSubBuffer");
+    *out = m;
+    return MIDINT_OK;
+}
+
+static void ocl_sub_release(midint_context *ctx, void *sub)
+{
+    (void)ctx;
+    cl.clReleaseMemObject((cl_mem)sub); /* the implementation keeps it until the commands that use it are done */
+}
+
+static midint_status ocl_upload_async(midint_context *ctx, void *buf, size_t offset, const void *host, size_t bytes,
+                                      void *stream)
+{
+    cl_int err = cl.clEnqueueWriteBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
+                                         NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueWriteBuffer");
+}
+
+static midint_status ocl_download_async(midint_context *ctx, void *host, const void *buf, size_t offset,
+                                        size_t bytes, void *stream)
+{
+    cl_int err = cl.clEnqueueReadBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
+                                        NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
+}
+
+/* A marker, and a flush so that the queue's commands start while the host goes on with the next chunk. */
+static midint_status ocl_fence_mark(midint_context *ctx, unsigned i, void *stream)
+{
+    cl_state *s = STATE(ctx);
+    cl_event ev = NULL;
+    cl_int err = cl.clEnqueueMarkerWithWaitList(queue_of(ctx, stream), 0, NULL, &ev);
+    if (err != CL_SUCCESS)
+        return cl_failed(ctx, err, "clEnqueueMarkerWithWaitList");
+    if (s->fence[i])
+        cl.clReleaseEvent(s->fence[i]);
+    s->fence[i] = ev;
+    err = cl.clFlush(queue_of(ctx, stream));
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clFlush");
+}
+
+static midint_status ocl_fence_wait(midint_context *ctx, void *stream, unsigned i)
+{
+    cl_state *s = STATE(ctx);
+    cl_int err = s->fence[i] ? cl.clEnqueueBarrierWithWaitList(queue_of(ctx, stream), 1, &s->fence[i], NULL)
+                             : CL_SUCCESS;
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueBarrierWithWaitList");
+}
+
+static midint_status ocl_fence_sync(midint_context *ctx, unsigned i)
+{
+    cl_state *s = STATE(ctx);
+    cl_int err = s->fence[i] ? cl.clWaitForEvents(1, &s->fence[i]) : CL_SUCCESS;
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clWaitForEvents");
+}
+
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
-    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain, ocl_host_alloc, ocl_host_free,
+    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain, ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
+    ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
+    ocl_fence_wait, ocl_fence_sync,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "ops.h"
 
 #define DEFAULT_STAGING_BYTES ((size_t)1 << 30)
 
@@ -88,14 +88,12 @@ void midint_close(midint_context *ctx)
     if (!ctx)
         return;
     if (ctx->ops) {
+        midint_host_path_free(ctx); /* first: it waits for work that may still use the memory freed below */
         midint_workspace_free(ctx);
         while (ctx->host_blocks) /* host memory the user did not free: freed with its context */
             midint_host_free(ctx, ctx->host_blocks->ptr);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
-        for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)
-            if (ctx->stage[i].buf)
-                ctx->ops->free(ctx, ctx->stage[i].buf);
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);
@@ -149,6 +147,7 @@ midint_status midint_host_alloc(midint_context *ctx, size_t bytes, void **ptr)
         free(blk);
         return midint_fail(ctx, st, "midint_host_alloc: %zu bytes of page-locked host memory: %s", bytes, ctx->msg);
     }
+    blk->bytes = bytes;
     blk->next = ctx->host_blocks;
     ctx->host_blocks = blk;
     *ptr = blk->ptr;

@@ -43,11 +43,63 @@ typedef struct midint_backend_ops {
     /* Page-locked host memory (midint_host_alloc): the pointer, and a handle the backend needs to free it. */
     midint_status (*host_alloc)(midint_context *ctx, size_t bytes, void **ptr, void **handle);
     void (*host_free)(midint_context *ctx, void *ptr, void *handle);
+    /* Whether host memory [p, p + bytes) is page-locked for the device by someone else (CUDA: cudaHostAlloc or
+     * cudaHostRegister memory); midint_host_alloc's blocks are known to the context. NULL: never. */
+    int (*host_locked)(midint_context *ctx, const void *p, size_t bytes);
+    /* The pipelined host path (host_path.c). Stream i < MIDINT_PIPE_SLOTS of the context's own, made at first use. */
+    midint_status (*pipe_stream)(midint_context *ctx, unsigned i, void **stream);
+    /* A handle for bytes [offset, offset + bytes) of a device buffer, usable wherever a buffer is (offset a
+     * multiple of ctx->sub_align); released with sub_release before the buffer is freed. */
+    midint_status (*sub_buffer)(midint_context *ctx, void *buf, size_t offset, size_t bytes, void **out);
+    void (*sub_release)(midint_context *ctx, void *sub);
+    /* Enqueue a copy between host memory and bytes [offset, offset + bytes) of a device buffer on `stream`; the
+     * host memory must stay as it is (input) or untouched (output) until the copy is done. */
+    midint_status (*upload_async)(midint_context *ctx, void *buf, size_t offset, const void *host, size_t bytes,
+                                  void *stream);
+    midint_status (*download_async)(midint_context *ctx, void *host, const void *buf, size_t offset, size_t bytes,
+                                    void *stream);
+    /* Fence i < MIDINT_FENCES marks what `stream` has enqueued so far (fence_mark); a stream (fence_wait) or the
+     * host (fence_sync) waits for the last mark; a fence never marked is passed at once. */
+    midint_status (*fence_mark)(midint_context *ctx, unsigned i, void *stream);
+    midint_status (*fence_wait)(midint_context *ctx, void *stream, unsigned i);
+    midint_status (*fence_sync)(midint_context *ctx, unsigned i);
 } midint_backend_ops;
+
+/* The pipelined host path: chunk i runs on slot i mod MIDINT_PIPE_SLOTS (its own stream, device buffers and
+ * page-locked staging), so the copy in of one chunk, the kernels of another and the copy out of a third overlap.
+ * Fences 0 .. MIDINT_PIPE_SLOTS - 1 mark each slot's last chunk; MIDINT_FENCE_FORK the caller's stream at the
+ * start of an asynchronous call. */
+#define MIDINT_PIPE_SLOTS 3
+#define MIDINT_FENCE_FORK MIDINT_PIPE_SLOTS
+#define MIDINT_FENCES (MIDINT_PIPE_SLOTS + 1)
+
+/* Operand roles of a host call, in the order of a slot's layout: inputs a | b, then outputs r | carry. */
+enum { MIDINT_PIPE_A, MIDINT_PIPE_B, MIDINT_PIPE_R, MIDINT_PIPE_C, MIDINT_PIPE_BUFS };
+
+/* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
+ * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
+typedef struct midint_pipe_slot {
+    void *dev[2];                   /* device buffers: inputs, outputs */
+    size_t dev_bytes[2];
+    void *sub[MIDINT_PIPE_BUFS];    /* sub-buffers of the operands, made for `layout` */
+    size_t layout[MIDINT_PIPE_BUFS * 2]; /* offset and bytes of each operand in its buffer */
+    void *host, *host_handle;       /* page-locked staging (inputs bytes, then outputs bytes) */
+    size_t host_bytes;
+} midint_pipe_slot;
+
+/* Host copies over the context's threads (host_copy.c): one segment per contiguous range. */
+typedef struct midint_copy_seg {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} midint_copy_seg;
+void midint_host_copy(midint_context *ctx, const midint_copy_seg *segs, unsigned nseg);
+void midint_host_copy_stop(midint_context *ctx);
 
 /* One block of midint_host_alloc memory, listed in its context so that it can be checked and freed at close. */
 typedef struct midint_host_block {
     void *ptr, *handle;
+    size_t bytes;
     struct midint_host_block *next;
 } midint_host_block;
 
@@ -78,7 +130,12 @@ struct midint_context {
     uint32_t max_block;             /* threads per block the device allows */
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
-    midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
+    midint_pipe_slot pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, grown on demand */
+    size_t sub_align;               /* offsets of sub-buffers are multiples of this (bytes) */
+    int async_pending;              /* an asynchronous host call may still be running on the pipeline */
+    struct midint_copy_pool *copy_pool; /* host_copy.c, started at the first large pageable copy */
+    int copy_pool_tried;
+    size_t test_fail_chunk;         /* test hook MIDINT_TEST_FAIL_CHUNK: this chunk (from 1) of a host call fails */
     midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */

@@ -53,6 +53,9 @@ midint_status midint_dispatch_init(midint_context *ctx)
     if (split && *split && sscanf(split, "%u,%u", &ctx->test_ntt_log, &ctx->test_ntt_rows) != 2)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS",
                            split);
+    /* Test hook N: chunk N (from 1) of every host call fails as a device failure would, mid-pipeline. */
+    const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
+    ctx->test_fail_chunk = fail && *fail ? strtoull(fail, NULL, 10) : 0;
     const char *env = getenv("MIDINT_VARIANT");
     while (env && *env) {
         size_t len = strcspn(env, ", ");

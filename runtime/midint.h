@@ -118,6 +118,24 @@ midint_status midint_mul(midint_context *ctx, size_t count, unsigned bits, uint3
 midint_status midint_mullo(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
                            const uint32_t *b);
 
+/* ---- Host buffers, asynchronously: enqueue only; returns before the work finishes. ----
+ * The same operations on host memory that is page-locked: from midint_host_alloc on this context, or (CUDA) the
+ * caller's own cudaHostAlloc / cudaMallocHost / cudaHostRegister memory; any other operand is refused with
+ * MIDINT_ERR_INVALID_ARGUMENT before anything is enqueued.  The copies and kernels run after the work enqueued on
+ * `stream` so far (a cudaStream_t or cl_command_queue as for the device calls; NULL: the context's own), and
+ * `stream` waits for them, so midint_synchronize(ctx, stream) (or anything ordered after `stream`) sees r
+ * complete.  Until then a and b must not be written, r and carry not read or written, and none of them freed;
+ * the context must stay open.  A synchronous host call of the context first waits for its earlier asynchronous
+ * ones. */
+midint_status midint_add_async(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                               const uint32_t *b, uint32_t *carry, void *stream);
+midint_status midint_sub_async(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                               const uint32_t *b, uint32_t *borrow, void *stream);
+midint_status midint_mul_async(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                               const uint32_t *b, void *stream);
+midint_status midint_mullo_async(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,
+                                 const uint32_t *b, void *stream);
+
 /* ---- Device buffers: enqueue only; returns before the work finishes. ----
  * CUDA context: r, a, b, carry are device pointers and `stream` is a cudaStream_t (NULL: default stream).
  * OpenCL context: r, a, b, carry are cl_mem buffers created on midint_opencl_context(ctx), data at offset

@@ -1,30 +1,14 @@
 /* ops.c — the batched operations: argument checks, then the host path (copy, chunk) or the device path. */
 #include <stdint.h>
 
-#include "context.h"
+#include "ops.h"
 
-/* One descriptor per operation: its name, its buffers and what aliasing it allows, shared by both paths. */
-typedef struct op_desc {
-    const char *aux_name;    /* the per-instance output beside r, or NULL */
-    uint32_t r_words_per_n;  /* result words per operand word (2 for a full product) */
-    int in_place;            /* r may be exactly a or b: each block reads its inputs before writing r */
-} op_desc;
-
-static const op_desc op_descs[MIDINT_OP_COUNT_] = {
+const midint_op_desc midint_op_descs[MIDINT_OP_COUNT_] = {
     [MIDINT_OP_ADD] = {"carry", 1, 1},
     [MIDINT_OP_SUB] = {"borrow", 1, 1},
     [MIDINT_OP_MUL] = {NULL, 2, 0},
     [MIDINT_OP_MULLO] = {NULL, 1, 1},
 };
-
-typedef struct call {
-    midint_op op;
-    size_t count;
-    unsigned bits;
-    void *r;
-    const void *a, *b;
-    void *aux;
-} call;
 
 static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
 {
@@ -34,9 +18,9 @@ static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
 
 /* Checks common to both paths; nothing has been touched when this fails. `fn` names the API function. */
 /* The checks of count and bits (ctx is not NULL). */
-static midint_status check_shape(midint_context *ctx, const call *c, const char *fn)
+static midint_status check_shape(midint_context *ctx, const midint_call *c, const char *fn)
 {
-    const op_desc *d = &op_descs[c->op];
+    const midint_op_desc *d = &midint_op_descs[c->op];
     if (c->count == 0)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", fn);
     if (c->bits == 0 || c->bits % 32)
@@ -53,9 +37,9 @@ static midint_status check_shape(midint_context *ctx, const call *c, const char 
     return MIDINT_OK;
 }
 
-static midint_status check_call(midint_context *ctx, const call *c, const char *fn, int device_handles)
+static midint_status check_call(midint_context *ctx, const midint_call *c, const char *fn, int device_handles)
 {
-    const op_desc *d = &op_descs[c->op];
+    const midint_op_desc *d = &midint_op_descs[c->op];
     if (!ctx)
         return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
     if (!c->r || !c->a || !c->b)
@@ -99,24 +83,8 @@ static midint_status check_call(midint_context *ctx, const call *c, const char *
     return MIDINT_OK;
 }
 
-/* Grow one host-path buffer to `bytes` (contents are not kept). */
-static midint_status grow(midint_context *ctx, midint_staging_buf *s, size_t bytes)
-{
-    if (bytes <= s->bytes)
-        return MIDINT_OK;
-    void *p = NULL;
-    midint_status st = ctx->ops->alloc(ctx, bytes, &p);
-    if (st != MIDINT_OK)
-        return st;
-    if (s->buf)
-        ctx->ops->free(ctx, s->buf);
-    s->buf = p;
-    s->bytes = bytes;
-    return MIDINT_OK;
-}
-
 /* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
-static midint_status spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream)
+midint_status midint_spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream)
 {
     uint32_t w;
     midint_status st;
@@ -128,19 +96,7 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
-/* Instances per chunk of the host path: the device copies of a, b and r stay within the staging cap (at least
- * one instance). */
-static size_t host_chunk(const midint_context *ctx, const call *c)
-{
-    size_t per = (size_t)(c->bits / 32) * 4 * (2 + op_descs[c->op].r_words_per_n);
-    size_t chunk = ctx->staging_bytes / per;
-    return chunk == 0 ? 1 : chunk > c->count ? c->count : chunk;
-}
-
-/* What both paths do first: check the arguments, choose the variant, plan it (for the whole batch on device
- * buffers, for one chunk of the host path), and make what its kernels read besides the operands: NTT kernels
- * take the twiddle tables in the aux argument (the multiplications have no carry). */
-static midint_status begin_call(midint_context *ctx, const call *c, const char *fn, int device_handles,
+midint_status midint_begin_call(midint_context *ctx, const midint_call *c, const char *fn, int device_handles,
                                 midint_plan *plan, void **tables)
 {
     const midint_variant *v = NULL;
@@ -149,82 +105,54 @@ static midint_status begin_call(midint_context *ctx, const call *c, const char *
     if (st != MIDINT_OK)
         return st;
     if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, &v)) != MIDINT_OK ||
-        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : host_chunk(ctx, c), plan)) !=
+        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : midint_host_chunk(ctx, c), plan)) !=
             MIDINT_OK ||
         (v->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     return MIDINT_OK;
 }
 
-static midint_status run_host(midint_context *ctx, const call *c, const char *fn)
-{
-    const op_desc *d = &op_descs[c->op];
-    midint_plan plan;
-    void *tables = NULL;
-    midint_status st = begin_call(ctx, c, fn, 0, &plan, &tables);
-    if (st != MIDINT_OK)
-        return st;
-    size_t chunk = plan.count;
-    uint32_t n = c->bits / 32;
-    size_t in_bytes = chunk * n * 4;
-    if ((st = grow(ctx, &ctx->stage[0], in_bytes)) != MIDINT_OK || (st = grow(ctx, &ctx->stage[1], in_bytes)) != MIDINT_OK ||
-        (st = grow(ctx, &ctx->stage[2], in_bytes * d->r_words_per_n)) != MIDINT_OK ||
-        (c->aux && (st = grow(ctx, &ctx->stage[3], chunk * 4)) != MIDINT_OK))
-        return midint_fail(ctx, st, "%s: allocating staging for %zu instances: %s", fn, chunk, ctx->msg);
-
-    const midint_backend_ops *ops = ctx->ops;
-    void *da = ctx->stage[0].buf, *db = ctx->stage[1].buf, *dr = ctx->stage[2].buf, *dc = ctx->stage[3].buf;
-    for (size_t done = 0; done < c->count; done += chunk) {
-        size_t m = c->count - done < chunk ? c->count - done : chunk;
-        size_t off = done * n, bytes = m * n * 4;
-        plan.count = m;
-        if (plan.group > m)
-            plan.group = m;
-        /* r is written only after the chunk's inputs were read, so in-place host calls are safe */
-        if ((st = ops->upload(ctx, da, (const uint32_t *)c->a + off, bytes)) != MIDINT_OK ||
-            (st = ops->upload(ctx, db, (const uint32_t *)c->b + off, bytes)) != MIDINT_OK ||
-            (st = midint_plan_run(ctx, &plan, dr, da, db, c->aux ? dc : NULL, tables, n % 4 == 0, NULL)) != MIDINT_OK ||
-            (st = spoil_if_planted(ctx, plan.v, dr, NULL)) != MIDINT_OK ||
-            (st = ops->download(ctx, (uint32_t *)c->r + off * d->r_words_per_n, dr, bytes * d->r_words_per_n)) !=
-                MIDINT_OK ||
-            (c->aux && (st = ops->download(ctx, (uint32_t *)c->aux + done, dc, m * 4)) != MIDINT_OK))
-            return midint_fail(ctx, st, "%s: %s (%zu of %zu instances were completed)", fn, ctx->msg, done,
-                               c->count);
-    }
-    return MIDINT_OK;
-}
-
-static midint_status run_device(midint_context *ctx, const call *c, void *stream, const char *fn)
+static midint_status run_device(midint_context *ctx, const midint_call *c, void *stream, const char *fn)
 {
     midint_plan plan;
     void *tables = NULL;
-    midint_status st = begin_call(ctx, c, fn, 1, &plan, &tables);
+    midint_status st = midint_begin_call(ctx, c, fn, 1, &plan, &tables);
     if (st != MIDINT_OK)
         return st;
     int vec = c->bits / 32 % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
               ctx->ops->aligned16(c->b);
     if ((st = midint_plan_run(ctx, &plan, c->r, c->a, c->b, c->aux, tables, vec, stream)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return spoil_if_planted(ctx, plan.v, c->r, stream);
+    return midint_spoil_if_planted(ctx, plan.v, c->r, stream);
 }
 
 #define HOST_OP(fn, opcode, auxname)                                                                            \
     midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
                      const uint32_t *b, uint32_t *auxname)                                                      \
     {                                                                                                           \
-        call c = {opcode, count, bits, r, a, b, auxname};                                                       \
-        return run_host(ctx, &c, #fn);                                                                          \
+        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                       \
+        return midint_host_run(ctx, &c, 0, NULL, #fn);                                                                          \
     }
 #define DEVICE_OP(fn, opcode, auxname)                                                                          \
     midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
                      void *auxname, void *stream)                                                               \
     {                                                                                                           \
-        call c = {opcode, count, bits, r, a, b, auxname};                                                       \
+        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                       \
         return run_device(ctx, &c, stream, #fn);                                                                \
+    }
+
+#define ASYNC_OP(fn, opcode, auxname)                                                                           \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
+                     const uint32_t *b, uint32_t *auxname, void *stream)                                        \
+    {                                                                                                           \
+        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                \
+        return midint_host_run(ctx, &c, 1, stream, #fn);                                                        \
     }
 
 HOST_OP(midint_add, MIDINT_OP_ADD, carry)
 HOST_OP(midint_sub, MIDINT_OP_SUB, borrow)
+ASYNC_OP(midint_add_async, MIDINT_OP_ADD, carry)
+ASYNC_OP(midint_sub_async, MIDINT_OP_SUB, borrow)
 DEVICE_OP(midint_add_device, MIDINT_OP_ADD, carry)
 DEVICE_OP(midint_sub_device, MIDINT_OP_SUB, borrow)
 
@@ -233,19 +161,29 @@ DEVICE_OP(midint_sub_device, MIDINT_OP_SUB, borrow)
     midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
                      const uint32_t *b)                                                                         \
     {                                                                                                           \
-        call c = {opcode, count, bits, r, a, b, NULL};                                                          \
-        return run_host(ctx, &c, #fn);                                                                          \
+        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                          \
+        return midint_host_run(ctx, &c, 0, NULL, #fn);                                                                          \
     }
 #define DEVICE_MUL(fn, opcode)                                                                                  \
     midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
                      void *stream)                                                                              \
     {                                                                                                           \
-        call c = {opcode, count, bits, r, a, b, NULL};                                                          \
+        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                          \
         return run_device(ctx, &c, stream, #fn);                                                                \
+    }
+
+#define ASYNC_MUL(fn, opcode)                                                                                   \
+    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
+                     const uint32_t *b, void *stream)                                                           \
+    {                                                                                                           \
+        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                   \
+        return midint_host_run(ctx, &c, 1, stream, #fn);                                                        \
     }
 
 HOST_MUL(midint_mul, MIDINT_OP_MUL)
 HOST_MUL(midint_mullo, MIDINT_OP_MULLO)
+ASYNC_MUL(midint_mul_async, MIDINT_OP_MUL)
+ASYNC_MUL(midint_mullo_async, MIDINT_OP_MULLO)
 DEVICE_MUL(midint_mul_device, MIDINT_OP_MUL)
 DEVICE_MUL(midint_mullo_device, MIDINT_OP_MULLO)
 
@@ -262,7 +200,7 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
         return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_workspace_size: %s is NULL", ctx ? "bytes" : "ctx");
     if ((unsigned)op >= MIDINT_OP_COUNT_)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_workspace_size: unknown operation %d", (int)op);
-    call c = {op, count, bits, NULL, NULL, NULL, NULL};
+    midint_call c = {op, count, bits, NULL, NULL, NULL, NULL};
     const char *fn = "midint_workspace_size";
     midint_status st = check_shape(ctx, &c, fn);
     const midint_variant *v = NULL;

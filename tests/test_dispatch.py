@@ -29,18 +29,67 @@ def test_default_rule_every_size(backend):
     assert_all_ok(proc, cases)
 
 
+# The host path's staging cap (midint_set_staging_bytes) covers its MIDINT_PIPE_SLOTS slots (runtime/context.h).
+PIPE_SLOTS = 3
+
+
+def chunk_of(case, staging):
+    """Instances per chunk of a host call under a staging cap (runtime/host_path.c: the cap over the slots)."""
+    op, bits, count = case.split()[:3]
+    n = int(bits) // 32
+    per = n * 4 * (2 + (2 if op == "mul" else 1)) + (4 if op in ("add", "sub") else 0)
+    return max(1, min(int(count), staging // PIPE_SLOTS // per))
+
+
+# Host calls cut into many chunks by small staging caps: one instance per chunk, and a few instances per chunk
+# with a short last one; in place across chunk boundaries; the NTT and the grid chunk by chunk.
+CHUNK_CASES = {
+    4096: ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
+           "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
+           "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"],
+    40000: ["add 1024 101 ones_plus_one 14 host ra", "sub 2048 50 zero_minus_one 15 host rb",
+            "mul 512 100 mixed 16 host none", "mullo 2048 23 max 17 host rab"],
+}
+
+
+@pytest.mark.parametrize("api", ["host", "async"])
+@pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
+@pytest.mark.parametrize("staging", sorted(CHUNK_CASES))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_host_path_in_chunks(backend, staging, pinned, api):
+    """Small staging caps split the batch into many chunks over the pipeline's slots; results must not shift, from
+    pageable memory or from midint_host_alloc's, synchronous or asynchronous (then midint_synchronize)."""
+    require_backend(backend)
+    if api == "async" and not pinned:
+        pytest.skip("asynchronous host calls need page-locked memory (the refusal is in test_api_errors)")
+    cases = require_cases([c.replace(" host ", f" {api} ") for c in CHUNK_CASES[staging]], backend)
+    proc = run_driver(["--backend", backend, "--staging", str(staging)] + (["--pinned"] if pinned else []), cases)
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_host_path_large_chunks_on_threads(backend):
+    """The default staging on a batch of several chunks of megabytes: the pageable copies run on host threads."""
+    require_backend(backend)
+    cases = require_cases(["add 4096 20000 mixed 18 host none", "mullo 4096 12000 mixed 19 host ra"], backend)
+    proc = run_driver(["--backend", backend], cases, env={"MIDINT_HOST_THREADS": "4"})
+    assert_all_ok(proc, cases)
+
+
 @pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_host_path_in_chunks(backend, pinned):
-    """A staging cap of a few instances splits the batch into many chunks; results must not shift, from pageable
-    memory or from midint_host_alloc's."""
+def test_host_path_device_failure_reports_prefix(backend, pinned):
+    """A device failure planted in chunk 3 of a pipelined call (MIDINT_TEST_FAIL_CHUNK): MIDINT_ERR_DEVICE, the
+    message names the completed prefix (chunks 1 and 2), those results are right and later ones unwritten."""
     require_backend(backend)
-    cases = ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
-             "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
-             "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"]   # NTT, chunk by chunk
-    cases = require_cases(cases, backend)
-    proc = run_driver(["--backend", backend, "--staging", "4096"] + (["--pinned"] if pinned else []), cases)
-    assert_all_ok(proc, cases)
+    staging = 12000
+    for case in require_cases(["add 2048 60 mixed 20 host none", "mul 1024 40 mixed 21 host none",
+                               "mullo 2048 30 runs 22 host none"], backend):
+        chunk = chunk_of(case, staging)
+        assert int(case.split()[2]) > 3 * chunk
+        proc = run_driver(["--backend", backend, "--staging", str(staging), "--expect-completed", str(2 * chunk)]
+                          + (["--pinned"] if pinned else []), [case], env={"MIDINT_TEST_FAIL_CHUNK": "3"})
+        assert_all_ok(proc, [case])
 
 
 # Workspace caps that let a grid call hold only one or two instances at a time, so a batch runs in passes

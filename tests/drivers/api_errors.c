@@ -845,6 +845,66 @@ static int check_staging_one_instance_chunks(env *e, const void *arg, midint_op 
     return ok;
 }
 
+/* Asynchronous host calls: an operand in pageable memory is refused before anything is enqueued (r untouched);
+ * with every operand from midint_host_alloc the call works (checked after midint_synchronize). */
+static int check_async_page_locked(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg;
+    enum { COUNT = 3, N = 4 };
+    const size_t rn = result_words(op, N), words[4] = {COUNT * N, COUNT * N, COUNT * rn, COUNT};
+    const char *names[4] = {"a", "b", "r", aux_name(op)};
+    uint32_t *pinned[4] = {NULL}, *plain[4] = {NULL};
+    int ok = 1;
+    for (int k = 0; k < 4 && ok; k++) {
+        void *p = NULL;
+        plain[k] = malloc(words[k] * 4);
+        if (midint_host_alloc(e->ctx, words[k] * 4, &p) != MIDINT_OK || !plain[k])
+            ok = failf(why, len, "allocating the operands: %s", midint_last_error(e->ctx));
+        pinned[k] = p;
+    }
+    for (size_t i = 0; ok && i < COUNT * N; i++) {
+        pinned[0][i] = plain[0][i] = (uint32_t)(i * 2654435761u) | (i % 5 == 0 ? 0xffff0000u : 0);
+        pinned[1][i] = plain[1][i] = (uint32_t)~(i * 40503u);
+    }
+    int has_aux = op_has_carry(op);
+    for (int bad = 0; bad < 3 + has_aux && ok; bad++) {
+        uint32_t *use[4];
+        for (int k = 0; k < 4; k++) {
+            use[k] = k == bad ? plain[k] : pinned[k];
+            if (k >= 2)
+                for (size_t i = 0; i < words[k]; i++)
+                    use[k][i] = 0x5A5A5A5Au;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "midint_%s_async with %s in pageable memory", op_name(op), names[bad]);
+        arm(e);
+        midint_status st = async_call(op, e->ctx, COUNT, N * 32, use[2], use[0], use[1], has_aux ? use[3] : NULL);
+        ok = expect(why, len, what, st, MIDINT_ERR_INVALID_ARGUMENT, midint_last_error(e->ctx),
+                    KW("page-locked", names[bad]));
+        for (int k = 2; k < 4 && ok; k++)
+            for (size_t i = 0; i < words[k] && ok; i++)
+                if (use[k][i] != 0x5A5A5A5Au)
+                    ok = failf(why, len, "%s: %s word %zu was written", what, names[k], i);
+    }
+    midint_status st = MIDINT_OK;
+    if (ok && ((st = async_call(op, e->ctx, COUNT, N * 32, pinned[2], pinned[0], pinned[1],
+                                has_aux ? pinned[3] : NULL)) != MIDINT_OK ||
+               (st = midint_synchronize(e->ctx, NULL)) != MIDINT_OK))
+        ok = failf(why, len, "midint_%s_async on page-locked memory: %s: %s", op_name(op), midint_status_name(st),
+                   midint_last_error(e->ctx));
+    for (size_t i = 0; i < COUNT && ok; i++) {
+        uint32_t want[2 * N];
+        uint32_t carry = plain_op(op, N, pinned[0] + i * N, pinned[1] + i * N, want);
+        if (memcmp(want, pinned[2] + i * rn, rn * 4) || (has_aux && pinned[3][i] != carry))
+            ok = failf(why, len, "midint_%s_async: instance %zu is wrong", op_name(op), i);
+    }
+    for (int k = 0; k < 4; k++) {
+        midint_host_free(e->ctx, pinned[k]);
+        free(plain[k]);
+    }
+    return ok;
+}
+
 /* ---- the device workspace of the multi-kernel (grid) variants ---- */
 
 #define DEFAULT_WORKSPACE ((size_t)1 << 30)
@@ -1389,6 +1449,7 @@ static const op_check op_checks[] = {
     {"device_forced_variant_too_small", check_forced_too_small_device, NULL, OPS_ALL},
     {"forced_variant_scope", check_forced_variant_scope, NULL, OPS_ALL},
     {"device_separate_128", check_device_positive, NULL, OPS_ALL},
+    {"async_needs_page_locked_128", check_async_page_locked, NULL, OPS_ALL},
     {"device_in_place_r_is_a_128", check_device_positive, &in_place_arg, OPS_IN_PLACE},
     {"workspace_size", check_workspace_size, NULL, OPS_ALL},
     {"workspace_cap_refused", check_workspace_cap_refused, NULL, OPS_ALL},

@@ -237,6 +237,17 @@ midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigne
     }
 }
 
+midint_status async_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
+                         const uint32_t *a, const uint32_t *b, uint32_t *carry)
+{
+    switch (op) {
+    case MIDINT_OP_ADD: return midint_add_async(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_SUB: return midint_sub_async(ctx, count, bits, r, a, b, carry, NULL);
+    case MIDINT_OP_MUL: return midint_mul_async(ctx, count, bits, r, a, b, NULL);
+    default: return midint_mullo_async(ctx, count, bits, r, a, b, NULL);
+    }
+}
+
 midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                           const void *b, void *carry)
 {

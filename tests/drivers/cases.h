@@ -28,6 +28,9 @@ int parse_op(const char *name);
 /* The host / device entry point of op (device: default stream); carry goes to add and sub only. */
 midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
                         const uint32_t *a, const uint32_t *b, uint32_t *carry);
+/* The asynchronous host call of op on the context's own stream (the caller synchronizes). */
+midint_status async_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
+                         const uint32_t *a, const uint32_t *b, uint32_t *carry);
 midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                           const void *b, void *carry);
 

@@ -1,9 +1,13 @@
 /* check_batch.c — runs batches through libmidint and compares every word and carry with GMP.
  *
  * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES]
- *                    [--pinned] [--probe]
+ *                    [--pinned] [--expect-completed K] [--probe]
  * Cases come on stdin, one per line: "op bits count pattern seed api alias"
- *   op: add|sub|mul|mullo   api: host|device   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
+ *   op: add|sub|mul|mullo   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
+ *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
+ * --expect-completed K: every call must fail with MIDINT_ERR_DEVICE saying that K instances were completed (the
+ * test hook MIDINT_TEST_FAIL_CHUNK plants the failure); the first K results must be right and, unless r is an
+ * input, the others untouched.
  * Output: "ok <case>" or "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails,
  * 2 on a usage or setup error, 3 from --probe when the backend is unavailable. */
 #include <inttypes.h>
@@ -63,6 +67,23 @@ static midint_status call_device(midint_context *ctx, midint_op op, const test_c
 
 /* --pinned: the host buffers of every case come from midint_host_alloc (page-locked), else from malloc. */
 static int pinned;
+/* --expect-completed K (or -1: every call must succeed). */
+static long long expect_completed = -1;
+
+/* A planted failure: the status and message are as promised; how many instances must then be right. */
+static int check_planted_failure(midint_context *ctx, midint_status st, const test_case *c, size_t *right, char *why,
+                                 size_t whylen)
+{
+    char want[96];
+    snprintf(want, sizeof want, "(%lld of %zu instances were completed)", expect_completed, c->count);
+    if (st != MIDINT_ERR_DEVICE || !strstr(midint_last_error(ctx), want)) {
+        snprintf(why, whylen, "expected MIDINT_ERR_DEVICE with '%s', got %s: %s", want, midint_status_name(st),
+                 midint_last_error(ctx));
+        return 0;
+    }
+    *right = (size_t)expect_completed;
+    return 1;
+}
 
 static uint32_t *host_buf(midint_context *ctx, size_t bytes)
 {
@@ -129,19 +150,35 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         goto done;
     }
     uint32_t *pc = has_carry ? carry : NULL;
-    midint_status st = strcmp(c->api, "device") == 0 ? call_device(ctx, (midint_op)op, c, pr, pa, pb, pc)
-                                                     : host_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
-    if (st != MIDINT_OK) {
+    midint_status st;
+    if (strcmp(c->api, "device") == 0)
+        st = call_device(ctx, (midint_op)op, c, pr, pa, pb, pc);
+    else if (strcmp(c->api, "async") == 0) {
+        st = async_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
+        if (st == MIDINT_OK)
+            st = midint_synchronize(ctx, NULL);
+    } else
+        st = host_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
+    size_t right = c->count; /* instances whose results must be right */
+    if (expect_completed >= 0) {
+        if (!check_planted_failure(ctx, st, c, &right, why, whylen))
+            goto done;
+        for (size_t i = right * rn; strcmp(c->alias, "none") == 0 && i < r_words; i++)
+            if (r[i] != POISON) {
+                snprintf(why, whylen, "instance %zu word %zu was written after the failure", i / rn, i % rn);
+                goto done;
+            }
+    } else if (st != MIDINT_OK) {
         snprintf(why, whylen, "%s: %s", midint_status_name(st), midint_last_error(ctx));
         goto done;
     }
-    for (size_t i = 0; i < r_words; i++)
+    for (size_t i = 0; i < right * rn; i++)
         if (r[i] != want[i]) {
             snprintf(why, whylen, "instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, i / rn, i % rn, r[i],
                      want[i]);
             goto done;
         }
-    for (size_t i = 0; has_carry && i < c->count; i++)
+    for (size_t i = 0; has_carry && i < right; i++)
         if (carry[i] != want_c[i]) {
             snprintf(why, whylen, "instance %zu carry: got %" PRIu32 " want %" PRIu32, i, carry[i], want_c[i]);
             goto done;
@@ -178,11 +215,13 @@ int main(int argc, char **argv)
             workspace = strtoull(argv[++i], NULL, 0);   /* a small cap makes grid calls run in several passes */
         } else if (strcmp(argv[i], "--pinned") == 0) {
             pinned = 1;
+        } else if (strcmp(argv[i], "--expect-completed") == 0 && i + 1 < argc) {
+            expect_completed = atoll(argv[++i]);
         } else if (strcmp(argv[i], "--probe") == 0) {
             probe = 1;
         } else {
             fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] "
-                            "[--workspace BYTES] [--pinned] [--probe] < cases\n", argv[0]);
+                            "[--workspace BYTES] [--pinned] [--expect-completed K] [--probe] < cases\n", argv[0]);
             return 2;
         }
     }

@@ -1,0 +1,45 @@
+/* ops.h — internal: one batched call as the operations see it, shared by ops.c (checks, device path) and
+ * host_path.c (the pipelined host path). */
+#ifndef MIDINT_OPS_H
+#define MIDINT_OPS_H
+
+#include "context.h"
+
+/* One descriptor per operation: its buffers and what aliasing it allows, shared by both paths. */
+typedef struct midint_op_desc {
+    const char *aux_name;    /* the per-instance output beside r, or NULL */
+    uint32_t r_words_per_n;  /* result words per operand word (2 for a full product) */
+    int in_place;            /* r may be exactly a or b: each block reads its inputs before writing r */
+} midint_op_desc;
+
+extern const midint_op_desc midint_op_descs[MIDINT_OP_COUNT_];
+
+typedef struct midint_call {
+    midint_op op;
+    size_t count;
+    unsigned bits;
+    void *r;
+    const void *a, *b;
+    void *aux;
+} midint_call;
+
+/* What both paths do first: check the arguments, choose the variant, plan it (for the whole batch on device
+ * buffers, for one chunk of the host path: midint_host_chunk) and make what its kernels read besides the
+ * operands (NTT twiddle tables). Nothing is written when this fails. */
+midint_status midint_begin_call(midint_context *ctx, const midint_call *c, const char *fn, int device_handles,
+                                midint_plan *plan, void **tables);
+
+/* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
+midint_status midint_spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream);
+
+/* Instances per chunk of the host path (host_path.c). */
+size_t midint_host_chunk(const midint_context *ctx, const midint_call *c);
+
+/* The host path: synchronous (stream ignored; r complete on return) or asynchronous (enqueued after the work
+ * on `stream`, which waits for it; every buffer page-locked). */
+midint_status midint_host_run(midint_context *ctx, const midint_call *c, int async, void *stream, const char *fn);
+
+/* Release the host path's buffers (at close). */
+void midint_host_path_free(midint_context *ctx);
+
+#endif
