@@ -8,6 +8,10 @@
  *   gmp OP BITS COUNT THREADS         -> "gmp OP BITS COUNT THREADS SECONDS" (GMP mpn on host threads)
  *   select OP BITS COUNT              -> "select OP BITS COUNT VARIANT"
  *   load PATH                         -> "load ok STATUS" or "load refused MESSAGE"
+ *   host OP BITS COUNT MEM REPS       -> "host OP BITS COUNT MEM ok|error MEDIAN_MS pass|FAIL VARIANT" (a host call
+ *                                        from MEM = pageable|pinned memory, wall clock; measure_host.c)
+ *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH" (GB/s, page-locked memory,
+ *                                        each direction alone, then both at once)
  * Operands are random (fixed seed), kept while consecutive commands use the same size and count.
  * A result is checked on 257 instances spread over the batch (all of them when fewer; of instances beyond 2^15
  * words, as many as make 2^23 words, at least one). */
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "cases.h"
+#include "measure_host.h"
 #include "midint.h"
 
 typedef struct batch {
@@ -276,6 +281,10 @@ int main(int argc, char **argv)
             cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps);
         else if (!strcmp(cmd, "copy") && sscanf(line, "copy %zu %d", &count, &reps) == 2)
             cmd_copy(ctx, count, reps < 1 ? 1 : reps);
+        else if (!strcmp(cmd, "host") && sscanf(line, "host %15s %u %zu %15s %d", op_s, &bits, &count, name, &reps) == 5)
+            cmd_host(ctx, op_s, bits, count, name, reps < 1 ? 1 : reps);
+        else if (!strcmp(cmd, "hostcopy") && sscanf(line, "hostcopy %zu %d", &count, &reps) == 2)
+            cmd_hostcopy(ctx, device, count, reps < 1 ? 1 : reps);
         else if (!strcmp(cmd, "gmp") && sscanf(line, "gmp %15s %u %zu %d", op_s, &bits, &count, &reps) == 4)
             cmd_gmp(op_s, bits, count, reps, &b);
         else if (!strcmp(cmd, "select") && sscanf(line, "select %15s %u %zu", op_s, &bits, &count) == 3) {
