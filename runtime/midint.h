@@ -43,8 +43,10 @@ extern "C" {
  * Errors.  Every call returns a midint_status.  On any failure detected before work starts (every
  * MIDINT_ERR_* except MIDINT_ERR_DEVICE, and MIDINT_ERR_OUT_OF_MEMORY when device memory runs out for a
  * workspace that passed the cap) no output is written.  A device failure in the middle of a
- * chunked host call (MIDINT_ERR_DEVICE) may leave r and carry written for a prefix of the batch; the
- * message says how many instances completed.  midint_last_error() gives a sentence about the last failure.
+ * chunked host call (MIDINT_ERR_DEVICE) leaves r and carry written for a prefix of the batch: the message says
+ * how many instances completed ("(K of N instances were completed)"); those are right, and the others are not
+ * written, except that chunks already in flight on page-locked memory may have landed.  midint_last_error()
+ * gives a sentence about the last failure.
  *
  * Threads.  A context may be used by one thread at a time; use one context per thread for concurrency.
  */
@@ -217,8 +219,9 @@ const char *midint_registry_id(void);
 size_t midint_variant_count(void);
 const char *midint_variant_name(size_t i);
 
-/* Upper bound on the device memory a host call uses for staging; smaller values make more, smaller chunks.
- * Default 1 GiB; at least one instance's worth is always used. */
+/* Upper bound on the device memory a host call uses for its chunks (the three slots of its pipeline together;
+ * when operands are in pageable memory, page-locked host staging of the same size too); smaller values make more,
+ * smaller chunks.  Default 1 GiB; at least one instance per chunk is always used. */
 midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes);
 
 /* ---- Workspace (see CONVENTIONS) ---- */

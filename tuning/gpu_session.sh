@@ -6,7 +6,9 @@
 # instances against GMP on one core, "smallcount": grid against one-block variants for few instances,
 # "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1", "lanes": the
 # register-resident variants' CUDA tests, sanitizer runs, their SASS instruction mix and all variants timed
-# side by side at 512..16384 bits); logs,
+# side by side at 512..16384 bits, "host": the pipelined host path's CUDA tests, compute-sanitizer on it, and
+# tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency);
+# logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -123,6 +125,24 @@ if has exhaustive; then
   timeout 400 python3 tuning/tune.py --exhaustive --ops "$EXH_OPS" --sizes "$EXH_SIZES" --out "$OUT/exhaustive.tune" \
     --csv "$OUT/exhaustive.csv" > "$OUT/exhaustive.log" 2>&1
   tail -25 "$OUT/exhaustive.log"
+fi
+
+if has host; then
+  echo "== pytest (CUDA): the host path (chunks, async, threads, planted failure) and the API checks"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (host_path or api)" tests/test_dispatch.py \
+    tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_host.log" | tail -4
+  echo "== compute-sanitizer on pipelined host calls (pageable and page-locked, async)"
+  for mem in "" --pinned; do
+    printf 'add 2048 300 mixed 1 host ra\nmul 1024 200 mixed 2 host none\nmullo 4096 90 mixed 3 host rab\n' |
+      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/check_batch --backend cuda \
+        --staging 60000 $mem 2>&1 | tail -3
+  done
+  printf 'add 2048 300 mixed 1 async ra\nmullo 4096 90 mixed 3 async rab\n' |
+    timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/check_batch --backend cuda \
+      --staging 60000 --pinned 2>&1 | tail -3
+  echo "== host-path benchmark"
+  timeout 400 python3 tuning/bench_host.py --tuning "${TABLE:-tuning/tables/nvidia-h200-sm-90.tune}" \
+    --out "$OUT/bench_host" 2>&1 | tee "$OUT/bench_host.txt"
 fi
 
 if has bench; then
