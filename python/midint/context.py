@@ -2,6 +2,7 @@
 (CuPy, __cuda_array_interface__, DLPack) and the context's own device buffers (DeviceArray), over the C library."""
 
 import ctypes
+import operator
 import threading
 import weakref
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _dlpack, _lib
-from ._errors import MidintValueError, from_status, type_error, value_error
+from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
 from .convert import ints_to_limbs, limbs_to_ints
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
@@ -120,8 +121,8 @@ class DeviceArray:
     without a copy. It is freed when dropped, by free(), or when its context closes."""
 
     def __init__(self, ctx, shape):
-        self.ctx, self.shape, self.dtype = ctx, tuple(int(n) for n in shape), np.dtype(np.uint32)
-        self.nbytes = 4 * int(np.prod(self.shape))
+        self.ctx, self.shape, self.dtype = ctx, _shape_arg(shape), np.dtype(np.uint32)
+        self.nbytes = _nbytes(self.shape)
         h = ctypes.c_void_p()
         ctx._call(ctx._lib.midint_buffer_alloc, ctx._h, max(self.nbytes, 4), ctypes.byref(h))
         self.handle = h.value
@@ -187,7 +188,8 @@ class _Pinned:
     """Page-locked host memory of a context (midint_host_alloc), the base of the NumPy array pinned_empty gives."""
 
     def __init__(self, ctx, shape):
-        self.ctx, self.nbytes = ctx, 4 * int(np.prod(shape))
+        shape = _shape_arg(shape)
+        self.ctx, self.nbytes = ctx, _nbytes(shape)
         p = ctypes.c_void_p()
         ctx._call(ctx._lib.midint_host_alloc, ctx._h, max(self.nbytes, 4), ctypes.byref(p))
         self.ptr = p.value
@@ -382,8 +384,6 @@ class Context:
         """The library's own checks of bits and count (midint_workspace_size runs the call's checks and
         dispatch without doing work), before any Python int is converted."""
         n = ctypes.c_size_t()
-        if not isinstance(bits, int):
-            raise type_error(f"bits must be an int, got {type(bits).__name__}")
         self._call(self._lib.midint_workspace_size, self._h, spec.code, bits, count, ctypes.byref(n))
 
     def _run(self, spec, operands, bits, out, want_carry, stream):
@@ -399,6 +399,8 @@ class Context:
         if any(o.count != count for o in ins):
             raise value_error(f"{spec.name}: operands of different lengths ({', '.join(str(o.count) for o in ins)})",
                               "MIDINT_ERR_INVALID_COUNT")
+        if bits is not None:
+            _bits_arg(bits)
         if kind == "ints":
             if bits is None:
                 raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
@@ -415,6 +417,7 @@ class Context:
             elif bits != 32 * words:
                 raise value_error(f"{spec.name}: bits={bits} but the arrays hold {words} words ({32 * words} bits) "
                                   f"per integer", "MIDINT_ERR_INVALID_BITS")
+            _bits_arg(bits)
             if count == 0:
                 self._check_bits(spec, bits, 1)
         rwords = spec.out_factor * bits // 32
@@ -486,6 +489,37 @@ class Context:
             if cp is not None:
                 return lambda shape: cp.empty(shape, dtype=cp.uint32)
         return lambda shape: DeviceArray(self, shape)
+
+
+def _bits_arg(bits):
+    """bits as the C API's unsigned: an int in its range (ctypes would wrap a negative or huge value silently);
+    the library checks the rest (a positive multiple of 32, generated for the operation)."""
+    if not isinstance(bits, int) or isinstance(bits, bool):
+        raise type_error(f"bits must be an int, got {type(bits).__name__}")
+    if not 0 <= bits < 1 << 32:
+        raise value_error(f"bits={bits} is out of range; it must be a positive multiple of 32",
+                          "MIDINT_ERR_INVALID_BITS")
+
+
+def _shape_arg(shape):
+    """shape as a tuple of non-negative ints (an int alone: (n,))."""
+    try:
+        shape = (operator.index(shape),) if not hasattr(shape, "__len__") else tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise type_error(f"shape {shape!r} is not a tuple of ints") from None
+    if any(d < 0 for d in shape) or not 1 <= len(shape) <= 2:
+        raise value_error(f"shape {shape} must be (count, words) or (count,), non-negative")
+    return shape
+
+
+def _nbytes(shape):
+    """Bytes of a uint32 array of `shape`, refused before ctypes would wrap it to size_t."""
+    n = 4
+    for d in shape:
+        n *= d
+    if n >= 1 << 63:
+        raise MidintMemoryError("MIDINT_ERR_OUT_OF_MEMORY", f"{n} bytes for shape {shape} is more than any memory")
+    return n
 
 
 def _device_ptr(x):

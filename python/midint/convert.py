@@ -54,7 +54,7 @@ def limbs_to_ints(arr):
     if arr.ndim != 2:
         raise value_error(f"limbs_to_ints wants a 2-D (count, words) array, got shape {arr.shape}")
     n = arr.shape[1] * 4
-    if n == 0:
+    if n == 0 or arr.shape[0] == 0:
         return [0] * arr.shape[0]
     mv = memoryview(arr).cast("B")
     fb = int.from_bytes
