@@ -4,7 +4,6 @@ import csv
 import subprocess
 import sys
 
-import pytest
 
 from conftest import ROOT, driver_env, require_backend
 from python_support import midint, sizes_for  # noqa: F401  (skips without NumPy)

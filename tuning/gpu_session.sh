@@ -6,7 +6,7 @@
 # instances against GMP on one core, "smallcount": grid against one-block variants for few instances,
 # "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1", "lanes": the
 # register-resident variants' CUDA tests, sanitizer runs, their SASS instruction mix and all variants timed
-# side by side at 512..16384 bits); logs,
+# side by side at 512..16384 bits), "python": the Python package's tests on CUDA and python -m midint.bench); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -123,6 +123,14 @@ if has exhaustive; then
   timeout 400 python3 tuning/tune.py --exhaustive --ops "$EXH_OPS" --sizes "$EXH_SIZES" --out "$OUT/exhaustive.tune" \
     --csv "$OUT/exhaustive.csv" > "$OUT/exhaustive.log" 2>&1
   tail -25 "$OUT/exhaustive.log"
+fi
+
+if has python; then
+  echo "== Python package (python/midint): its tests on CUDA, then python -m midint.bench (PYBENCH_ARGS)"
+  timeout 240 env PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider -ra tests/test_python_api.py \
+    tests/test_python_props.py 2>&1 | tee "$OUT/pytest_python.log" | tail -6
+  timeout 500 env PYTHONPATH=python python3 -m midint.bench --backend cuda ${PYBENCH_ARGS:-} \
+    --csv "$OUT/python_bench.csv" 2>&1 | tee "$OUT/python_bench.txt"
 fi
 
 if has bench; then

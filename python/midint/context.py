@@ -215,7 +215,8 @@ class Context:
             raise value_error(f"backend={backend!r}: choose None, 'auto', 'cuda' or 'opencl'",
                               "MIDINT_ERR_UNKNOWN_BACKEND")
         self._lib = _lib.load()
-        self._lock = threading.Lock()
+        # reentrant: a DeviceArray dropped (and freed) by Python code running under the lock must not deadlock
+        self._lock = threading.RLock()
         self._h = None
         self._buffers = weakref.WeakSet()
         h = ctypes.c_void_p()
@@ -487,7 +488,10 @@ class Context:
         if kind == "cuda":
             cp = _cupy()
             if cp is not None:
-                return lambda shape: cp.empty(shape, dtype=cp.uint32)
+                def alloc(shape):
+                    with cp.cuda.Device(self.device):   # the context's device, whichever is CuPy's current one
+                        return cp.empty(shape, dtype=cp.uint32)
+                return alloc
         return lambda shape: DeviceArray(self, shape)
 
 
