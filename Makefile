@@ -5,6 +5,7 @@
 #   make test                       build everything and run the tests (pytest)
 #   make example                    build and run the example (GPU when present, else OpenCL/PoCL)
 #   make install PREFIX=/usr/local  install the library, header and pkg-config file
+#   make wheel                      the Python package (python/README.md) as a wheel in dist/
 #
 # Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1,
 # GENFLAGS (extra generator options for `make gen`, e.g. --keep-pruned ntt_32bit_digits).
@@ -55,7 +56,7 @@ CONFIG := $(BUILD)/config.txt
 CONFIG_TEXT := $(ALL_CFLAGS) | $(NVCC) $(NVCC_FLAGS) | $(LIBS)
 $(shell mkdir -p $(BUILD); printf '%s\n' '$(CONFIG_TEXT)' | cmp -s - $(CONFIG) || printf '%s\n' '$(CONFIG_TEXT)' > $(CONFIG))
 
-.PHONY: all lib gen regen test check drivers example tune bench install clean distclean
+.PHONY: all lib gen regen test check drivers example tune bench install clean distclean wheel
 .DEFAULT_GOAL := all
 
 # Generation runs first in its own make, so that the list of generated .cu files is read after it.
@@ -138,6 +139,12 @@ install: all
 	for t in tuning/tables/*.tune; do [ -e "$$t" ] && install -m 644 "$$t" $(DESTDIR)$(PREFIX)/share/midint/; done; true
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: midint\nDescription: batched big-integer arithmetic on GPUs\nVersion: 0.1.0\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lmidint\nLibs.private: %s\n' \
 		'$(PREFIX)' '$(LIBS)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/midint.pc
+
+# make wheel: the Python package with lib/libmidint.so (built here first) and the tuned tables (setup.py)
+WHEEL_DIR ?= dist
+wheel: generated/.stamp
+	@$(MAKE) --no-print-directory -j$(JOBS) lib
+	$(PYTHON) -m pip wheel --no-deps -w $(WHEEL_DIR) .
 
 clean:
 	rm -rf $(BUILD) lib

@@ -7,8 +7,8 @@
 # "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1", "lanes": the
 # register-resident variants' CUDA tests, sanitizer runs, their SASS instruction mix and all variants timed
 # side by side at 512..16384 bits, "host": the pipelined host path's CUDA tests, compute-sanitizer on it, and
-# tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency);
-# logs,
+# tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency;
+# "python": the Python package's tests on CUDA and python -m midint.bench); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -143,6 +143,14 @@ if has host; then
   echo "== host-path benchmark"
   timeout 400 python3 tuning/bench_host.py --tuning "${TABLE:-tuning/tables/nvidia-h200-sm-90.tune}" \
     --out "$OUT/bench_host" 2>&1 | tee "$OUT/bench_host.txt"
+fi
+
+if has python; then
+  echo "== Python package (python/midint): its tests on CUDA, then python -m midint.bench (PYBENCH_ARGS)"
+  timeout 240 env PYTHONPATH=python python3 -m pytest -q -p no:cacheprovider -ra tests/test_python_api.py \
+    tests/test_python_props.py 2>&1 | tee "$OUT/pytest_python.log" | tail -6
+  timeout 500 env PYTHONPATH=python python3 -m midint.bench --backend cuda ${PYBENCH_ARGS:-} \
+    --csv "$OUT/python_bench.csv" 2>&1 | tee "$OUT/python_bench.txt"
 fi
 
 if has bench; then

@@ -1,0 +1,555 @@
+"""midint.Context: batched add, sub, mul and mullo on lists of Python ints, NumPy arrays, CUDA device arrays
+(CuPy, __cuda_array_interface__, DLPack) and the context's own device buffers (DeviceArray), over the C library."""
+
+import ctypes
+import operator
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _dlpack, _lib
+from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
+from .convert import ints_to_limbs, limbs_to_ints
+
+BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
+BACKEND_NAMES = {1: "cuda", 2: "opencl"}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One operation as the binding sees it: every operation runs through Context._run with its row.
+    A fused expression (issue 12) becomes one more row: its own operand count and C functions."""
+    name: str
+    code: int          # midint_op
+    inputs: int        # number of operands
+    out_factor: int    # result words per operand word (2: full product)
+    carry: bool        # has a carry/borrow output
+    host: str          # C function on host buffers
+    device: str        # C function on device buffers
+
+
+OPS = {s.name: s for s in (
+    OpSpec("add", 0, 2, 1, True, "midint_add", "midint_add_device"),
+    OpSpec("sub", 1, 2, 1, True, "midint_sub", "midint_sub_device"),
+    OpSpec("mul", 2, 2, 2, False, "midint_mul", "midint_mul_device"),
+    OpSpec("mullo", 3, 2, 1, False, "midint_mullo", "midint_mullo_device"),
+)}
+
+
+def _cupy():
+    """CuPy when it is installed (imported on first need only: importing it costs seconds)."""
+    global _cupy_mod
+    if _cupy_mod is False:
+        try:
+            import cupy
+            _cupy_mod = cupy
+        except Exception:   # not installed, or installed without a usable CUDA: no CuPy outputs
+            _cupy_mod = None
+    return _cupy_mod
+
+
+_cupy_mod = False
+
+
+class _Operand:
+    """An input or output after its kind is known: kind ("ints", "numpy", "cuda", "buffer"), the object, its data
+    pointer (host address, CUDA pointer or cl_mem), count, words per integer (None for ints), and what must stay
+    referenced while the pointer is used."""
+    __slots__ = ("kind", "obj", "ptr", "count", "words", "keep", "device_id")
+
+    def __init__(self, kind, obj, ptr, count, words, keep=None, device_id=None):
+        self.kind, self.obj, self.ptr, self.count, self.words = kind, obj, ptr, count, words
+        self.keep, self.device_id = keep, device_id
+
+
+def _shape2(shape, name):
+    if len(shape) != 2:
+        raise value_error(f"{name} has shape {tuple(shape)}; midint wants (count, bits/32) of uint32")
+    return shape
+
+
+def _numpy_operand(x, name, writable=False):
+    if x.dtype != np.uint32:
+        raise type_error(f"{name} has dtype {x.dtype}; midint wants native uint32 limbs (x.astype(np.uint32) "
+                         f"converts, if the values are limbs)")
+    count, words = _shape2(x.shape, name)
+    if not x.flags.c_contiguous:
+        raise value_error(f"{name} is not C-contiguous; midint reads arrays in place, without copies: pass "
+                          f"np.ascontiguousarray({name})")
+    if writable and not x.flags.writeable:
+        raise value_error(f"{name} is read-only")
+    return _Operand("numpy", x, x.ctypes.data, count, words)
+
+
+def _cai_operand(x, cai, name, writable=False):
+    if cai.get("typestr") not in ("<u4", "|u4", "=u4"):
+        raise type_error(f"{name} has typestr {cai.get('typestr')}; midint wants uint32 limbs ('<u4')")
+    count, words = _shape2(cai["shape"], name)
+    strides = cai.get("strides")
+    if strides is not None and any(n > 1 and s != w for n, s, w in zip((count, words), strides, (4 * words, 4))):
+        raise value_error(f"{name} is not C-contiguous (strides {strides}); copy it first (cupy.ascontiguousarray)")
+    if cai.get("mask") is not None:
+        raise value_error(f"{name} has a mask; midint takes plain arrays")
+    ptr, readonly = cai["data"]
+    if writable and readonly:
+        raise value_error(f"{name} is read-only")
+    dev = getattr(getattr(x, "device", None), "id", None)
+    return _Operand("cuda", x, ptr or 0, count, words, device_id=dev if isinstance(dev, int) else None)
+
+
+def _dlpack_operand(x, name, writable=False):
+    v = _dlpack.view(x)
+    if v.device_type == _dlpack.KDL_CPU:
+        return _numpy_operand(np.from_dlpack(x), name, writable)
+    if v.device_type not in (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED):
+        raise type_error(f"{name} lives on DLPack device type {v.device_type}; midint takes host (CPU) and "
+                         f"CUDA arrays")
+    if not v.is_uint32():
+        raise type_error(f"{name} has DLPack dtype (code, bits, lanes) {v.dtype}; midint wants uint32 limbs")
+    count, words = _shape2(v.shape, name)
+    if not v.is_c_contiguous():
+        raise value_error(f"{name} is not C-contiguous (strides {v.strides}); copy it first")
+    return _Operand("cuda", x, v.ptr, count, words, keep=v, device_id=v.device_id)
+
+
+class DeviceArray:
+    """Device memory owned by a Context (midint_buffer_alloc): uint32 limbs of shape (count, words), or (count,)
+    for carries. A CUDA pointer or an OpenCL cl_mem: the way to keep data on the device between calls without
+    CuPy, on either backend. On CUDA it exports __cuda_array_interface__, so CuPy, Numba or PyTorch can read it
+    without a copy. It is freed when dropped, by free(), or when its context closes."""
+
+    def __init__(self, ctx, shape):
+        self.ctx, self.shape, self.dtype = ctx, _shape_arg(shape), np.dtype(np.uint32)
+        self.nbytes = _nbytes(self.shape)
+        h = ctypes.c_void_p()
+        ctx._call(ctx._lib.midint_buffer_alloc, ctx._h, max(self.nbytes, 4), ctypes.byref(h))
+        self.handle = h.value
+        ctx._buffers.add(self)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        state = "freed" if self.handle is None else f"{self.ctx.backend} buffer"
+        return f"<midint.DeviceArray shape={self.shape} uint32, {state}>"
+
+    def _live(self):
+        if self.handle is None:
+            raise value_error("this DeviceArray was freed (free(), or its context was closed)")
+        return self.handle
+
+    def get(self):
+        """A NumPy copy of the contents (waits for the work enqueued before it)."""
+        host = np.empty(self.shape, np.uint32)
+        if self.nbytes:
+            self.ctx._call(self.ctx._lib.midint_buffer_read, self.ctx._h, host.ctypes.data, self._live(),
+                           self.nbytes)
+        return host
+
+    def set(self, host):
+        """Copy a NumPy uint32 array of this shape in."""
+        host = np.asarray(host)
+        if host.dtype != np.uint32 or host.shape != self.shape or not host.flags.c_contiguous:
+            raise value_error(f"set() wants a C-contiguous uint32 array of shape {self.shape}, got {host.dtype} "
+                              f"{host.shape}")
+        if self.nbytes:
+            self.ctx._call(self.ctx._lib.midint_buffer_write, self.ctx._h, self._live(), host.ctypes.data,
+                           self.nbytes)
+
+    def to_ints(self):
+        """The integers held (a list of ints; for a (count,) carry array, its 0/1 values)."""
+        host = self.get()
+        return host.tolist() if host.ndim == 1 else limbs_to_ints(host)
+
+    def free(self):
+        if self.handle is not None and self.ctx._h is not None:
+            with self.ctx._lock:
+                self.ctx._lib.midint_buffer_free(self.ctx._h, self.handle)
+        self.handle = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:   # interpreter shutdown
+            pass
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.ctx.backend != "cuda":
+            raise AttributeError("an OpenCL DeviceArray has no __cuda_array_interface__")
+        # stream 1: midint's device calls without a stream run on the legacy default stream
+        return {"shape": self.shape, "typestr": "<u4", "data": (self._live(), False), "version": 3,
+                "strides": None, "stream": 1}
+
+
+class _Pinned:
+    """Page-locked host memory of a context (midint_host_alloc), the base of the NumPy array pinned_empty gives."""
+
+    def __init__(self, ctx, shape):
+        shape = _shape_arg(shape)
+        self.ctx, self.nbytes = ctx, _nbytes(shape)
+        p = ctypes.c_void_p()
+        ctx._call(ctx._lib.midint_host_alloc, ctx._h, max(self.nbytes, 4), ctypes.byref(p))
+        self.ptr = p.value
+        self.__array_interface__ = {"shape": tuple(shape), "typestr": "<u4", "data": (self.ptr, False),
+                                    "version": 3}
+
+    def __del__(self):
+        try:
+            if self.ctx._h is not None:
+                with self.ctx._lock:
+                    self.ctx._lib.midint_host_free(self.ctx._h, self.ptr)
+        except Exception:   # interpreter shutdown
+            pass
+
+
+class Context:
+    """A midint context on one device: `Context(backend=None, device=0)`, backend None/"auto" (CUDA when a CUDA
+    device is present, else OpenCL), "cuda" or "opencl". Use it as a context manager or close() it. One thread
+    at a time uses a context (calls are serialised by a lock); open one context per thread for concurrency."""
+
+    def __init__(self, backend=None, device=0):
+        if backend not in BACKEND_CODES:
+            raise value_error(f"backend={backend!r}: choose None, 'auto', 'cuda' or 'opencl'",
+                              "MIDINT_ERR_UNKNOWN_BACKEND")
+        self._lib = _lib.load()
+        # reentrant: a DeviceArray dropped (and freed) by Python code running under the lock must not deadlock
+        self._lock = threading.RLock()
+        self._h = None
+        self._buffers = weakref.WeakSet()
+        h = ctypes.c_void_p()
+        st = self._lib.midint_open(ctypes.byref(h), BACKEND_CODES[backend], int(device))
+        if st:
+            raise from_status(self._lib, st, self._lib.midint_last_error(None).decode(errors="replace"))
+        self._h = h.value
+        self.device = int(device)
+        self.backend = BACKEND_NAMES[self._lib.midint_context_backend(self._h)]
+        self.device_name = self._lib.midint_device_name(self._h).decode(errors="replace")
+
+    # ---- lifetime ----
+    def close(self):
+        """Free the context's device buffers, pinned memory and the context itself (DeviceArrays and pinned
+        arrays of it must not be used after)."""
+        if self._h is None:
+            return
+        with self._lock:
+            for buf in list(self._buffers):
+                self._lib.midint_buffer_free(self._h, buf.handle)
+                buf.handle = None
+            self._lib.midint_close(self._h)   # also frees what is left of the pinned memory
+            self._h = None
+
+    @property
+    def closed(self):
+        return self._h is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # interpreter shutdown
+            pass
+
+    def __repr__(self):
+        state = "closed" if self._h is None else f"{self.backend} device {self.device}: {self.device_name}"
+        return f"<midint.Context {state}>"
+
+    # ---- calls into the library ----
+    def _call(self, fn, *args):
+        """fn(*args) under the context's lock; a failure raises with the library's status name and message."""
+        with self._lock:
+            if self._h is None:
+                raise value_error("the midint context is closed")
+            st = fn(*args)
+            if st:
+                raise from_status(self._lib, st, self._lib.midint_last_error(self._h).decode(errors="replace"))
+
+    def _op_code(self, op):
+        spec = OPS.get(op)
+        if spec is None:
+            raise value_error(f"unknown operation {op!r}: one of {', '.join(OPS)}")
+        return spec.code
+
+    # ---- what the context offers ----
+    def max_bits(self, op):
+        """Largest `bits` the operation accepts on this context."""
+        return self._lib.midint_max_bits(self._h, self._op_code(op))
+
+    @property
+    def tuning_status(self):
+        """Which dispatch table is in use: "default rule", "tuned table PATH (N entries)" or why one was refused."""
+        return self._lib.midint_tuning_status(self._h).decode(errors="replace")
+
+    def load_tuning(self, path=None):
+        """Load a tuned table (None: drop the loaded one)."""
+        self._call(self._lib.midint_load_tuning, self._h, None if path is None else str(path).encode())
+
+    def force_variant(self, name=None):
+        """Force a variant by name for its operation (None: clear every forced variant)."""
+        self._call(self._lib.midint_force_variant, self._h, None if name is None else name.encode())
+
+    def selected_variant(self, op, bits, count):
+        """The variant a call (op, bits, count) would use now."""
+        with self._lock:
+            name = self._lib.midint_selected_variant(self._h, self._op_code(op), bits, count)
+            if name is None:
+                raise MidintValueError("MIDINT_ERR_INVALID_ARGUMENT",
+                                       self._lib.midint_last_error(self._h).decode(errors="replace"))
+        return name.decode()
+
+    def workspace_size(self, op, bits, count):
+        """Device workspace bytes a device call would use (the library's checks of bits and count apply)."""
+        n = ctypes.c_size_t()
+        self._call(self._lib.midint_workspace_size, self._h, self._op_code(op), bits, count, ctypes.byref(n))
+        return n.value
+
+    def set_workspace_bytes(self, nbytes):
+        self._call(self._lib.midint_set_workspace_bytes, self._h, nbytes)
+
+    def set_staging_bytes(self, nbytes):
+        self._call(self._lib.midint_set_staging_bytes, self._h, nbytes)
+
+    def synchronize(self, stream=None):
+        """Wait for the work midint enqueued on `stream` (None: the default stream / the context's queue)."""
+        self._call(self._lib.midint_synchronize, self._h, _stream_ptr(stream))
+
+    # ---- memory ----
+    def empty(self, shape):
+        """An uninitialised DeviceArray of uint32, shape (count, words) or (count,)."""
+        return DeviceArray(self, shape)
+
+    def to_device(self, x, bits=None):
+        """A DeviceArray holding x: a NumPy uint32 (count, words) array, or a list of ints (bits= required)."""
+        if isinstance(x, np.ndarray):
+            host = _numpy_operand(x, "x").obj
+        else:
+            if bits is None:
+                raise value_error("bits= is required to put a list of ints on the device")
+            host = ints_to_limbs(x, bits, "x")
+        d = DeviceArray(self, host.shape)
+        d.set(host)
+        return d
+
+    def pinned_empty(self, shape):
+        """A NumPy uint32 array in page-locked memory of this context (faster host-device copies for the host
+        calls). It belongs to the context: do not use it after close()."""
+        return np.asarray(_Pinned(self, tuple(shape)))
+
+    # ---- operations ----
+    def add(self, a, b, bits=None, *, out=None, return_carry=False, stream=None):
+        """r = a + b mod 2^bits per instance; with return_carry=True returns (r, carry), carry 0/1 per instance."""
+        return self._run(OPS["add"], (a, b), bits, out, return_carry, stream)
+
+    def sub(self, a, b, bits=None, *, out=None, return_borrow=False, return_carry=False, stream=None):
+        """r = a - b mod 2^bits per instance; with return_borrow=True (or return_carry=True) returns
+        (r, borrow), borrow 1 where a < b."""
+        return self._run(OPS["sub"], (a, b), bits, out, return_borrow or return_carry, stream)
+
+    def mul(self, a, b, bits=None, *, out=None, stream=None):
+        """The full product a * b per instance: 2*bits bits ((count, 2*bits/32) words for arrays)."""
+        return self._run(OPS["mul"], (a, b), bits, out, False, stream)
+
+    def mullo(self, a, b, bits=None, *, out=None, stream=None):
+        """The low half a * b mod 2^bits per instance."""
+        return self._run(OPS["mullo"], (a, b), bits, out, False, stream)
+
+    # ---- the one path every operation takes ----
+    def _operand(self, x, name, writable=False):
+        if isinstance(x, DeviceArray):
+            if x.ctx is not self:
+                raise value_error(f"{name} is a DeviceArray of another context")
+            if len(x.shape) != 2:
+                raise value_error(f"{name} has shape {x.shape}; midint wants (count, bits/32)")
+            return _Operand("buffer", x, x._live(), x.shape[0], x.shape[1])
+        if isinstance(x, np.ndarray):
+            return _numpy_operand(x, name, writable)
+        cai = getattr(x, "__cuda_array_interface__", None)
+        if cai is not None:
+            return _cai_operand(x, cai, name, writable)
+        if hasattr(x, "__dlpack__"):
+            return _dlpack_operand(x, name, writable)
+        if isinstance(x, (list, tuple)) and not writable:
+            return _Operand("ints", x, None, len(x), None)
+        what = "an output (out=)" if writable else "an input"
+        raise type_error(f"{name} is a {type(x).__name__}; {what} is a list of ints, a NumPy uint32 array, a "
+                         f"CUDA device array (CuPy, __cuda_array_interface__, DLPack) or a midint.DeviceArray")
+
+    def _check_bits(self, spec, bits, count):
+        """The library's own checks of bits and count (midint_workspace_size runs the call's checks and
+        dispatch without doing work), before any Python int is converted."""
+        n = ctypes.c_size_t()
+        self._call(self._lib.midint_workspace_size, self._h, spec.code, bits, count, ctypes.byref(n))
+
+    def _run(self, spec, operands, bits, out, want_carry, stream):
+        if self._h is None:
+            raise value_error("the midint context is closed")
+        ins = [self._operand(x, name) for x, name in zip(operands, "abcdefgh")]
+        kinds = {o.kind for o in ins}
+        if len(kinds) > 1:
+            raise type_error(f"{spec.name}: operands of different kinds ({', '.join(o.kind for o in ins)}); pass "
+                             f"them all as one kind")
+        kind = ins[0].kind
+        count = ins[0].count
+        if any(o.count != count for o in ins):
+            raise value_error(f"{spec.name}: operands of different lengths ({', '.join(str(o.count) for o in ins)})",
+                              "MIDINT_ERR_INVALID_COUNT")
+        if bits is not None:
+            _bits_arg(bits)
+        if kind == "ints":
+            if bits is None:
+                raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
+                                  f"arithmetic)", "MIDINT_ERR_INVALID_BITS")
+            self._check_bits(spec, bits, max(count, 1))
+            ins = [_numpy_operand(ints_to_limbs(o.obj, bits, name), name) for o, name in zip(ins, "abcdefgh")]
+        else:
+            words = ins[0].words
+            if any(o.words != words for o in ins):
+                raise value_error(f"{spec.name}: operands of different widths ({', '.join(str(o.words) for o in ins)}"
+                                  f" words per integer)", "MIDINT_ERR_INVALID_BITS")
+            if bits is None:
+                bits = 32 * words
+            elif bits != 32 * words:
+                raise value_error(f"{spec.name}: bits={bits} but the arrays hold {words} words ({32 * words} bits) "
+                                  f"per integer", "MIDINT_ERR_INVALID_BITS")
+            _bits_arg(bits)
+            if count == 0:
+                self._check_bits(spec, bits, 1)
+        rwords = spec.out_factor * bits // 32
+        if kind in ("ints", "numpy"):
+            r, carry = self._host_call(spec, ins, count, bits, rwords, out, want_carry)
+            if kind == "ints":
+                r = limbs_to_ints(r)
+                carry = None if carry is None else carry.tolist()
+        else:
+            r, carry = self._device_call(spec, kind, ins, count, bits, rwords, out, want_carry, stream)
+        return (r, carry) if want_carry else r
+
+    def _host_call(self, spec, ins, count, bits, rwords, out, want_carry):
+        if out is None:
+            r = np.empty((count, rwords), np.uint32)
+        else:
+            if not isinstance(out, np.ndarray):
+                raise type_error(f"out is a {type(out).__name__}; with host inputs out= is a NumPy uint32 array")
+            o = _numpy_operand(out, "out", writable=True)
+            if (o.count, o.words) != (count, rwords):
+                raise value_error(f"out has shape {out.shape}; {spec.name} writes ({count}, {rwords})")
+            r = out
+        carry = np.empty(count, np.uint32) if want_carry else None
+        if count:
+            args = [self._h, count, bits, r.ctypes.data, *(o.ptr for o in ins)]
+            if spec.carry:
+                args.append(None if carry is None else carry.ctypes.data)
+            self._call(getattr(self._lib, spec.host), *args)
+        return r, carry
+
+    def _device_call(self, spec, kind, ins, count, bits, rwords, out, want_carry, stream):
+        if kind == "cuda":
+            if self.backend != "cuda":
+                raise type_error(f"{spec.name}: CUDA device arrays need a CUDA context; this one runs "
+                                 f"{self.backend} (use NumPy arrays or midint.DeviceArray)")
+            for o, name in zip(ins, "abcdefgh"):
+                if o.device_id is not None and o.device_id != self.device:
+                    raise value_error(f"{name} is on CUDA device {o.device_id}; this context runs on device "
+                                      f"{self.device}")
+            cp = _cupy()
+            from_cupy = cp is not None and isinstance(ins[0].obj, cp.ndarray)
+            if stream is None and from_cupy:
+                stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
+        alloc = self._device_alloc(kind)
+        if out is None:
+            r = alloc((count, rwords))
+        else:
+            o = self._operand(out, "out", writable=True)
+            if o.kind != kind:
+                raise type_error(f"out is of kind {o.kind}; the inputs are of kind {kind}")
+            if (o.count, o.words) != (count, rwords):
+                raise value_error(f"out has shape ({o.count}, {o.words}); {spec.name} writes ({count}, {rwords})")
+            r = out
+        carry = alloc((count,)) if want_carry else None
+        if count:
+            args = [self._h, count, bits, _device_ptr(r), *(o.ptr for o in ins)]
+            if spec.carry:
+                args.append(None if carry is None else _device_ptr(carry))
+            args.append(_stream_ptr(stream))
+            self._call(getattr(self._lib, spec.device), *args)
+        if kind == "cuda" and out is None:
+            r = _like(ins[0].obj, r)
+            carry = None if carry is None else _like(ins[0].obj, carry)
+        return r, carry
+
+    def _device_alloc(self, kind):
+        if kind == "cuda":
+            cp = _cupy()
+            if cp is not None:
+                def alloc(shape):
+                    with cp.cuda.Device(self.device):   # the context's device, whichever is CuPy's current one
+                        return cp.empty(shape, dtype=cp.uint32)
+                return alloc
+        return lambda shape: DeviceArray(self, shape)
+
+
+def _bits_arg(bits):
+    """bits as the C API's unsigned: an int in its range (ctypes would wrap a negative or huge value silently);
+    the library checks the rest (a positive multiple of 32, generated for the operation)."""
+    if not isinstance(bits, int) or isinstance(bits, bool):
+        raise type_error(f"bits must be an int, got {type(bits).__name__}")
+    if not 0 <= bits < 1 << 32:
+        raise value_error(f"bits={bits} is out of range; it must be a positive multiple of 32",
+                          "MIDINT_ERR_INVALID_BITS")
+
+
+def _shape_arg(shape):
+    """shape as a tuple of non-negative ints (an int alone: (n,))."""
+    try:
+        shape = (operator.index(shape),) if not hasattr(shape, "__len__") else tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise type_error(f"shape {shape!r} is not a tuple of ints") from None
+    if any(d < 0 for d in shape) or not 1 <= len(shape) <= 2:
+        raise value_error(f"shape {shape} must be (count, words) or (count,), non-negative")
+    return shape
+
+
+def _nbytes(shape):
+    """Bytes of a uint32 array of `shape`, refused before ctypes would wrap it to size_t."""
+    n = 4
+    for d in shape:
+        n *= d
+    if n >= 1 << 63:
+        raise MidintMemoryError("MIDINT_ERR_OUT_OF_MEMORY", f"{n} bytes for shape {shape} is more than any memory")
+    return n
+
+
+def _device_ptr(x):
+    if isinstance(x, DeviceArray):
+        return x._live()
+    return x.__cuda_array_interface__["data"][0]
+
+
+def _stream_ptr(stream):
+    """A stream argument as the C API's void*: None, an int, or an object with .ptr (CuPy) or .cuda_stream
+    (PyTorch)."""
+    if stream is None or isinstance(stream, int):
+        return stream or None
+    for attr in ("ptr", "cuda_stream"):
+        if hasattr(stream, attr):
+            return getattr(stream, attr) or None
+    raise type_error(f"stream is a {type(stream).__name__}; pass an int (cudaStream_t) or a CuPy/PyTorch stream")
+
+
+def _like(template, arr):
+    """arr (a CuPy array) in the framework of `template` when that is not CuPy but can take DLPack (e.g. PyTorch:
+    torch.from_dlpack); otherwise arr itself."""
+    cp = _cupy()
+    if cp is None or isinstance(template, cp.ndarray) or not isinstance(arr, cp.ndarray):
+        return arr
+    import sys
+    mod = sys.modules.get(type(template).__module__.split(".")[0])
+    conv = getattr(mod, "from_dlpack", None)
+    return conv(arr) if conv is not None else arr

@@ -1,0 +1,63 @@
+"""Helpers for the Python package's tests (tests/test_python_*.py): import midint from the checkout (or the
+installed one with MIDINT_PY_INSTALLED=1), open a context per backend, and the sizes to test for this build."""
+
+import os
+import sys
+
+import pytest
+
+from conftest import ROOT, STEERING, TEST_ENV, read_variants, require_backend
+
+if os.environ.get("MIDINT_PY_INSTALLED") != "1":
+    sys.path.insert(0, str(ROOT / "python"))
+# the context opens in this process: the unoptimised PoCL builds of TEST_ENV, no steering from the caller's shell
+for _k, _v in TEST_ENV.items():
+    os.environ.setdefault(_k, _v)
+for _k in STEERING:
+    os.environ.pop(_k, None)
+
+np = pytest.importorskip("numpy", reason="the midint package needs NumPy (pip install numpy)")
+import midint  # noqa: E402
+
+OPS = ("add", "sub", "mul", "mullo")
+
+
+def open_context(backend):
+    """A midint.Context on `backend`, or skip with the reason when the backend cannot run here."""
+    require_backend(backend)
+    return midint.Context(backend)
+
+
+def sizes_for(backend, op, limit=4096):
+    """Sizes to test `op` at: the generated ones up to `limit` (the small, cheap ones on PoCL) and 96 bits (a size
+    that no build generates, served by a larger kernel at run time); the smallest generated when all exceed it."""
+    gen = sorted({v["bits"] for v in read_variants() if v["backend"] == backend and v["op"] == op})
+    if not gen or gen[-1] < 96:
+        return gen
+    return sorted({s for s in gen if s <= limit} | {96})
+
+
+def reference(op, a, b, bits):
+    """Python's own integers: (result, carry or borrow or None)."""
+    m = 1 << bits
+    if op == "add":
+        return (a + b) % m, (a + b) >> bits
+    if op == "sub":
+        return (a - b) % m, int(a < b)
+    if op == "mul":
+        return a * b, None
+    return a * b % m, None
+
+
+def adversarial_pairs(bits, rng):
+    """(a, b) pairs where carries and borrows run through every word, at the extremes and at word edges, plus
+    random ones (rng: random.Random)."""
+    top = (1 << bits) - 1
+    pairs = [(0, 0), (1, 1), (top, 1), (1, top), (top, top), (0, 1), (0, top), (top, 0), (1 << (bits - 1), 1 << (bits - 1)),
+             (top - 1, 1), (top, top - 1)]
+    for k in range(32, bits, 32 * max(1, bits // 32 // 6)):
+        pairs += [((1 << k) - 1, 1), (1 << k, 1), (top >> k, top), (1 << k, (1 << k) - 1)]
+    pairs += [(rng.getrandbits(bits), rng.getrandbits(bits)) for _ in range(6)]
+    pairs += [(rng.getrandbits(rng.randrange(1, bits + 1)), rng.getrandbits(rng.randrange(1, bits + 1)))
+              for _ in range(4)]
+    return pairs

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test-wheel.sh — build the midint wheel (make wheel), install it into a fresh virtual environment and use it there,
+# away from the checkout: the import, `python -m midint.info`, and every operation against Python's integers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d "${TMPDIR:-/tmp}/midint-wheel.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+start=$(date +%s)
+make --no-print-directory wheel WHEEL_DIR="$work/dist" > "$work/wheel.log" 2>&1 || { cat "$work/wheel.log"; exit 1; }
+wheel=$(ls "$work"/dist/midint-*.whl)
+echo "test-wheel: built $(basename "$wheel")"
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install -q "$wheel"
+cd "$work"   # nothing of the checkout on the path: the installed package and its own library
+export MIDINT_OPENCL_OPTIONS="${MIDINT_OPENCL_OPTIONS:--cl-opt-disable}"
+unset MIDINT_LIBRARY MIDINT_VARIANT MIDINT_TUNING MIDINT_TUNING_DIR
+"$work/venv/bin/python" -m midint.info
+"$work/venv/bin/python" - <<'PY'
+import random, sys
+from pathlib import Path
+import midint
+
+pkg = Path(midint.__file__).parent
+assert midint.library_path() == str(pkg / "lib" / "libmidint.so"), midint.library_path()
+assert str(pkg).startswith(sys.prefix), f"{pkg} is not in the virtual environment {sys.prefix}"
+tables = sorted(p.name for p in (pkg / "share" / "midint").glob("*.tune"))
+print("tuned tables carried:", ", ".join(tables) or "none")
+with midint.Context() as ctx:
+    rng = random.Random(5)
+    for op in midint.OPS:
+        bits = midint.generated_sizes(ctx.backend)[op][0]
+        m = 1 << bits
+        a = [0, 1, m - 1, m - 1] + [rng.getrandbits(bits) for _ in range(8)]
+        b = [0, m - 1, 1, m - 1] + [rng.getrandbits(bits) for _ in range(8)]
+        want = {"add": [(x + y) % m for x, y in zip(a, b)], "sub": [(x - y) % m for x, y in zip(a, b)],
+                "mul": [x * y for x, y in zip(a, b)], "mullo": [x * y % m for x, y in zip(a, b)]}[op]
+        assert getattr(ctx, op)(a, b, bits) == want, f"{op} {bits}: wrong result from the installed wheel"
+        print(f"{op} {bits} bits on {ctx.backend}: ok")
+PY
+echo "test-wheel: ok in $(( $(date +%s) - start )) s"
