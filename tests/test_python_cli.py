@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 
-from conftest import ROOT, driver_env, require_backend
+from conftest import ROOT, driver_env, read_variants, require_backend
 from python_support import midint, sizes_for  # noqa: F401  (skips without NumPy)
 
 
@@ -28,8 +28,9 @@ def test_info(tmp_path):
 def test_bench_rows_and_checks(tmp_path):
     require_backend("opencl")
     bits = sizes_for("opencl", "mul")[-1]
+    too_big = 2 * max(v["bits"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == "add")
     out = tmp_path / "bench.csv"
-    p = run_module(["midint.bench", "--backend", "opencl", "--ops", "mul,add", "--sizes", f"{bits},1073741824",
+    p = run_module(["midint.bench", "--backend", "opencl", "--ops", "mul,add", "--sizes", f"{bits},{too_big}",
                     "--words", "2^12", "--ints-words", "2^10", "--reps", "2", "--cpu", "--csv", str(out)], tmp_path)
     assert p.returncode == 0, p.stderr
     assert "the wrapper adds" in p.stdout and "skipped: above the largest" in p.stdout

@@ -886,17 +886,25 @@ static int check_async_page_locked(env *e, const void *arg, midint_op op, char *
                 if (use[k][i] != 0x5A5A5A5Au)
                     ok = failf(why, len, "%s: %s word %zu was written", what, names[k], i);
     }
+    /* then at once a synchronous call that reads the asynchronous call's r: it must wait for it */
     midint_status st = MIDINT_OK;
+    uint32_t next[COUNT * 2 * N], next_carry[COUNT];
     if (ok && ((st = async_call(op, e->ctx, COUNT, N * 32, pinned[2], pinned[0], pinned[1],
                                 has_aux ? pinned[3] : NULL)) != MIDINT_OK ||
+               (st = host_call(op, e->ctx, COUNT, N * 32, next, pinned[2], pinned[1], has_aux ? next_carry : NULL)) !=
+                   MIDINT_OK ||
                (st = midint_synchronize(e->ctx, NULL)) != MIDINT_OK))
-        ok = failf(why, len, "midint_%s_async on page-locked memory: %s: %s", op_name(op), midint_status_name(st),
-                   midint_last_error(e->ctx));
+        ok = failf(why, len, "midint_%s_async on page-locked memory, then midint_%s: %s: %s", op_name(op),
+                   op_name(op), midint_status_name(st), midint_last_error(e->ctx));
     for (size_t i = 0; i < COUNT && ok; i++) {
         uint32_t want[2 * N];
         uint32_t carry = plain_op(op, N, pinned[0] + i * N, pinned[1] + i * N, want);
         if (memcmp(want, pinned[2] + i * rn, rn * 4) || (has_aux && pinned[3][i] != carry))
             ok = failf(why, len, "midint_%s_async: instance %zu is wrong", op_name(op), i);
+        carry = plain_op(op, N, pinned[2] + i * N, pinned[1] + i * N, want);
+        if (ok && (memcmp(want, next + i * rn, rn * 4) || (has_aux && next_carry[i] != carry)))
+            ok = failf(why, len, "midint_%s after midint_%s_async: instance %zu is wrong (it did not wait?)",
+                       op_name(op), op_name(op), i);
     }
     for (int k = 0; k < 4; k++) {
         midint_host_free(e->ctx, pinned[k]);
