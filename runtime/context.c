@@ -24,7 +24,8 @@ static void find_max_bits(midint_context *ctx)
 {
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > ctx->max_bits[v->op])
+        if ((unsigned)v->op < MIDINT_OP_COUNT_ && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) &&
+            v->bits > ctx->max_bits[v->op]) /* expressions: midint_expr_max_bits */
             ctx->max_bits[v->op] = v->bits;
     }
 }
@@ -96,6 +97,9 @@ void midint_close(midint_context *ctx)
         for (size_t i = 0; i < sizeof ctx->stage / sizeof ctx->stage[0]; i++)
             if (ctx->stage[i].buf)
                 ctx->ops->free(ctx, ctx->stage[i].buf);
+        for (size_t i = 0; i < MIDINT_EXPR_MAX_IO; i++)
+            if (ctx->expr_stage[i].buf)
+                ctx->ops->free(ctx, ctx->expr_stage[i].buf);
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);

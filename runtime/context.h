@@ -79,6 +79,7 @@ struct midint_context {
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
     midint_staging_buf stage[4];    /* host path buffers for a, b, r, carry; grown on demand */
+    midint_staging_buf expr_stage[MIDINT_EXPR_MAX_IO]; /* midint_expr's host path: its outputs, then inputs */
     midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
