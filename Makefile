@@ -98,7 +98,7 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 # statically against GMP, so the GPU machine (which has no GMP) runs a build made here ----
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
 DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
-DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
+DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
            $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 
