@@ -28,7 +28,7 @@ def main(argv=None) -> int:
                    help="comma-separated sizes in bits (multiples of 32); default 2^9..2^27 and 2^31")
     p.add_argument("--ops", default=None, help=f"operations to generate (default {','.join(OPS)} and every "
                    "expression's expr_NAME)")
-    p.add_argument("--exprs", default=",".join(DEFAULT_EXPRS), metavar="FILES",
+    p.add_argument("--exprs", default=None, metavar="FILES",
                    help="comma-separated expression files (docs/expressions.md), each generated as operation expr_NAME; "
                    "default expressions/six.expr,expressions/poly.expr; empty for none")
     p.add_argument("--out", default="generated", help="output folder (default generated)")
@@ -43,7 +43,13 @@ def main(argv=None) -> int:
             print(parse_name(args.parse))
             return 0
         sizes = parse_sizes(args.sizes)
-        expr_files = [f for f in args.exprs.split(",") if f]
+        if args.exprs is None:   # the defaults; a partial copy of the tree without expressions/ generates none
+            expr_files = [f for f in DEFAULT_EXPRS if expr_path(f).exists()]
+            if len(expr_files) < len(DEFAULT_EXPRS):
+                print(f"generator: note: {', '.join(sorted(set(DEFAULT_EXPRS) - set(expr_files)))} not found: "
+                      "not generated", file=sys.stderr)
+        else:
+            expr_files = [f for f in args.exprs.split(",") if f]
         programs = load_all([expr_path(f) for f in expr_files])
         for prog, f in zip(programs, expr_files):
             prog.source = f
