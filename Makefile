@@ -1,6 +1,7 @@
 # Makefile — generate kernels, build libmidint (CUDA and/or OpenCL), the test drivers and the example.
 #
 #   make gen SIZES=512,4096,65536   render templates/ into generated/ (default sizes 2^9..2^18)
+#            EXPRS=a.expr,b.expr    ... with these fused expressions (default the shipped six and poly)
 #   make                            build lib/libmidint.a and lib/libmidint.so
 #   make test                       build everything and run the tests (pytest)
 #   make example                    build and run the example (GPU when present, else OpenCL/PoCL)
@@ -16,6 +17,8 @@ NVCC      ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 
 CUDA_ARCH ?= 90
 PREFIX    ?= /usr/local
 SIZES     ?=
+# EXPRS: comma-separated expression files for `make gen` (default: expressions/six.expr,expressions/poly.expr)
+EXPRS_SET := $(if $(filter undefined,$(origin EXPRS)),,1)
 CFLAGS    ?= -O2 -g
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -33,7 +36,8 @@ NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
 LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
-               runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c
+               runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c \
+               runtime/expr.c
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -65,12 +69,13 @@ all: generated/.stamp
 
 # `make gen` regenerates with SIZES (default sizes when SIZES is not given).
 gen:
-	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES)) $(GENFLAGS)
+	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES)) $(if $(EXPRS_SET),--exprs "$(EXPRS)") $(GENFLAGS)
 	@touch generated/.stamp
 
 # Templates or generator changed: regenerate with the sizes of the last `make gen`.
-generated/.stamp: $(wildcard generator/*.py templates/*.j2)
-	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES),$(if $(wildcard generated/SIZES),--sizes $(shell cat generated/SIZES)))
+generated/.stamp: $(wildcard generator/*.py templates/*.j2 expressions/*.expr)
+	$(PYTHON) -m generator --out generated $(if $(SIZES),--sizes $(SIZES),$(if $(wildcard generated/SIZES),--sizes $(shell cat generated/SIZES))) \
+		$(if $(EXPRS_SET),--exprs "$(EXPRS)",$(if $(wildcard generated/EXPRS),--exprs "$(shell cat generated/EXPRS)"))
 	@touch $@
 
 lib: lib/libmidint.a lib/libmidint.so
@@ -95,7 +100,7 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 # statically against GMP, so the GPU machine (which has no GMP) runs a build made here ----
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
 DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
-DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
+DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
            $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint
+from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint, families_for
 
 
 class PlanError(ValueError):
@@ -62,8 +62,8 @@ def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=(), notes=None) -> list
     can serve is refused."""
     ops = list(ops or OPS)
     for op in ops:
-        if op not in OPS:
-            raise PlanError(f"unknown operation '{op}'; known: {', '.join(OPS)}")
+        if not families_for(op):
+            raise PlanError(f"unknown operation '{op}'; known: {', '.join(OPS)} and expr_NAME for each expression given")
     for b in backends:
         if b not in BACKENDS:
             raise PlanError(f"unknown backend '{b}'; known: {', '.join(BACKENDS)}")

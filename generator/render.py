@@ -104,8 +104,9 @@ def grid_kernels(env, v: Variant) -> list:
     return out
 
 
-def render_all(variants: list, sizes: list) -> dict[str, str]:
-    """Every generated file, as {relative path: text}. Nothing is written here."""
+def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
+    """Every generated file, as {relative path: text}. Nothing is written here. `exprs`: the expressions
+    (generator/expr.py), whose variants' op is expr_NAME."""
     env = environment()
     files: dict[str, str] = {}
     kernels, by_name, entries = [], {}, []
@@ -117,7 +118,8 @@ def render_all(variants: list, sizes: list) -> dict[str, str]:
             fam = family_of(v)
             src = env.get_template(fam.template).render(v=v, spad=padded_words(v.block * v.chunk_words),
                                                         shared_bytes=shared_bytes(v), **fam.render_context(v))
-            ks = [Kernel(v.name, v.backend, "one_block", 0, v.block, shared_bytes(v), 0, f"{v.op}_{v.bits}", v.name,
+            role = "expr" if v.op.startswith("expr_") else "one_block"
+            ks = [Kernel(v.name, v.backend, role, 0, v.block, shared_bytes(v), 0, f"{v.op}_{v.bits}", v.name,
                          src)]
             plan_kind = "one_block"
         if ks:
@@ -160,11 +162,17 @@ def render_all(variants: list, sizes: list) -> dict[str, str]:
 
     listing = "".join(variant_line(e) for e in entries)
     files["variants.txt"] = VARIANT_LIST_HEADER + listing
+    # the hash covers the expressions' programs too: an edited expression invalidates tuned tables like a new variant
+    exprs = list(exprs)
+    hashed = listing + "".join(f"expr {e.name} {e.text()}\n" for e in exprs)
+    expr_ops = [e.op for e in exprs]
     files["registry.c"] = env.get_template("registry.c.j2").render(
-        entries=entries, kernels=kernels, sizes=sizes, hash=fnv1a64(listing.encode()),
+        entries=entries, kernels=kernels, sizes=sizes, hash=fnv1a64(hashed.encode()), programs=exprs,
+        op_c=lambda op: f"MIDINT_OP_EXPR0 + {expr_ops.index(op)}" if op in expr_ops else f"MIDINT_OP_{op.upper()}",
         ntt_primes=ntt.find_primes(max(ntt.PRIME_SET_SIZES)), ntt_table_length=ntt_plan.TABLE_LENGTH,
         grid=grid_plan)
     files["SIZES"] = ",".join(str(s) for s in sizes) + "\n"
+    files["EXPRS"] = ",".join(e.source for e in exprs) + "\n"   # reused, like SIZES, when templates change
     return files
 
 

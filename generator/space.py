@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import grid_plan, lanes_plan, ntt, ntt_plan
+from . import expr_plan, grid_plan, lanes_plan, ntt, ntt_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -260,13 +260,76 @@ LANES = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES)
+# Fused expressions (docs/expressions.md, generator/expr.py, expr_plan.py, templates/kernel_expr.j2): one operation
+# expr_NAME per expression file, one block per instance (or several), the live values in shared-memory slots, the
+# products classical (lib_mul.j2) and the sums the add scan (lib_addsub.j2).
+EXPR_PREFIX = "expr_"
+EXPR_PRODUCT_MAX_BITS = 8192
+EXPR_MAX_CHUNK_WORDS = 32
+
+
+def _expr_prog(v: Variant):
+    return expr_plan.program(v.op)
+
+
+def _expr_region_limbs(v: Variant) -> tuple:
+    """Region limbs of each kind of product the expression has (kernel_mul's rule: Q full, Q/2 low half)."""
+    return tuple(expr_plan.region_limbs(v.q, op) for op in sorted(expr_plan.products(_expr_prog(v))))
+
+
+def _expr_layout(v: Variant):
+    return expr_plan.layout(v.op, v.block, v.chunk_words, v.limb_words)
+
+
+def _expr_widest(v: Variant) -> int:
+    """Words a thread holds in a sum: its chunk times the widest sum's width."""
+    return v.chunk_words * max([s.width for s in _expr_prog(v).steps if s.op in ("add", "sub")] or [1])
+
+
+EXPR = OpFamily(
+    ops=(),                         # expr_NAME for every expression given to the generator (expr_plan.PROGRAMS)
+    template="kernel_expr.j2",
+    limbs=("u32", "u64"),
+    qs=(2, 4, 8, 16),
+    ipbs=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+    shared_words=lambda v: _expr_layout(v).totals,
+    render_context=lambda v: {"ex": _expr_layout(v), "prog": _expr_prog(v),
+                              "pairs": [(f"io{j} + first * n", f"s{slot}") for j, slot in _expr_layout(v).inputs]},
+    multi_instance_blocks=(128,),
+    constraints=(
+        Constraint("expr_product_max_bits", f"an expression with products: at most {EXPR_PRODUCT_MAX_BITS} bits (its "
+                   "products are classical, in one block; beyond, the NTT is faster even as separate calls: H200, "
+                   "16384 bits, 2.9x)", lambda v: not _expr_region_limbs(v) or v.bits <= EXPR_PRODUCT_MAX_BITS),
+        Constraint("expr_region_limbs", "every product's region has at least 2 limbs (Q >= 4 with a low half, Q >= 2 "
+                   "with a full product; the summing bound of kernel_mul)",
+                   lambda v: all(rq >= 2 for rq in _expr_region_limbs(v))),
+        Constraint("expr_chunk", f"a thread's words in a sum (Q x limb words x the sum's width) are at most "
+                   f"{EXPR_MAX_CHUNK_WORDS} (registers)", lambda v: _expr_widest(v) <= EXPR_MAX_CHUNK_WORDS),
+        Constraint("expr_registers", f"a multiplying thread keeps at most {MUL_MAX_LIVE_WORDS} words live (two "
+                   "region sums and the window of the largest region)",
+                   lambda v: all(v.limb_words * 3 * rq + 4 * v.limb_words <= MUL_MAX_LIVE_WORDS
+                                 for rq in _expr_region_limbs(v))),
+        Constraint("expr_region_size", "products: u64 limbs and the largest region of 8 limbs (kernel_mul's best on "
+                   "the H200 at every size); sums only: u32 limbs and 16 words per thread (the add kernel's best)",
+                   lambda v: (v.limb == "u64" and max(_expr_region_limbs(v)) == 8) if _expr_region_limbs(v)
+                   else (v.limb == "u32" and v.chunk_words == 16), "prune"),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, EXPR)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
+
+
+def families_for(op: str) -> tuple:
+    """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
+    if op.startswith(EXPR_PREFIX):
+        return (EXPR,) if op in expr_plan.PROGRAMS else ()
+    return OPS.get(op, ())
 
 
 def family_of(v: Variant) -> OpFamily | None:
     """The family that generates v: its operation, NTT or not, grid or not."""
-    for fam in OPS.get(v.op, ()):
+    for fam in families_for(v.op):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
                 and (v.lanes is None) == (fam.lanes == (None,))):
             return fam
@@ -337,7 +400,7 @@ def failed_constraint(v: Variant, kinds=("legal", "prune")) -> Constraint | None
 
 def candidates(op: str, bits: int, backend: str):
     """Every point of the space for (op, bits, backend), legal or not."""
-    for fam in OPS[op]:
+    for fam in families_for(op):
         for limb in fam.limbs:
             for q in fam.qs:
                 for ipb in fam.ipbs:

@@ -78,7 +78,7 @@ class Variant:
 
 # Fixed field order. Each entry: (field, prefix, pattern of the value, optional).
 _NAME_FIELDS = (
-    ("op", "", r"[a-z][a-z0-9]*", False),
+    ("op", "", r"[a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)?", False),   # expressions: expr_NAME
     ("bits", "", r"[1-9][0-9]*", False),
     ("limb", "", "|".join(LIMB_WORDS), False),
     ("q", "q", r"[1-9][0-9]*", False),

@@ -309,7 +309,13 @@ static midint_status ocl_launch(midint_context *ctx, const midint_kernel *kd, co
     err |= cl.clSetKernelArg(k, 11, sizeof inst0, &inst0);
     err |= cl.clSetKernelArg(k, 12, sizeof x0, &x0);
     err |= cl.clSetKernelArg(k, 13, sizeof x1, &x1);
-    err |= cl.clSetKernelArg(k, 14, kd->shared_bytes, NULL);
+    cl_uint local_arg = 14;
+    if (kd->role == MIDINT_ROLE_EXPR) /* expression kernels: their buffers io0..io7 come next */
+        for (cl_uint i = 0; i < MIDINT_EXPR_MAX_IO; i++, local_arg++) {
+            cl_mem io = (cl_mem)l->io[i];
+            err |= cl.clSetKernelArg(k, local_arg, sizeof(cl_mem), io ? (void *)&io : NULL);
+        }
+    err |= cl.clSetKernelArg(k, local_arg, kd->shared_bytes, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clSetKernelArg");
     size_t local = kd->block, global = (size_t)l->grid * kd->block;

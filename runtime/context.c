@@ -24,7 +24,8 @@ static void find_max_bits(midint_context *ctx)
 {
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > ctx->max_bits[v->op])
+        if ((unsigned)v->op < MIDINT_OP_COUNT_ && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) &&
+            v->bits > ctx->max_bits[v->op]) /* expressions: midint_expr_max_bits */
             ctx->max_bits[v->op] = v->bits;
     }
 }
@@ -94,6 +95,9 @@ void midint_close(midint_context *ctx)
             midint_host_free(ctx, ctx->host_blocks->ptr);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
+        for (size_t i = 0; i < MIDINT_EXPR_MAX_IO; i++)
+            if (ctx->expr_stage[i].buf)
+                ctx->ops->free(ctx, ctx->expr_stage[i].buf);
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);

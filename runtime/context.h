@@ -136,6 +136,7 @@ struct midint_context {
     struct midint_copy_pool *copy_pool; /* host_copy.c, started at the first large pageable copy */
     int copy_pool_tried;
     size_t test_fail_chunk;         /* test hook MIDINT_TEST_FAIL_CHUNK: this chunk (from 1) of a host call fails */
+    midint_staging_buf expr_stage[MIDINT_EXPR_MAX_IO]; /* midint_expr's host path: its outputs, then inputs */
     midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */

@@ -139,6 +139,15 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 1},
 };
 
+/* Fused expressions (op codes from MIDINT_OP_EXPR0): one-block classical kernels only; the generator keeps one
+ * region size and limb per expression (constraint expr_region_size), so the rule weighs the block and idle threads. */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static const default_rule *rule_of(midint_op op)
+{
+    return (unsigned)op < MIDINT_OP_COUNT_ ? &default_rules[op] : &expr_rule;
+}
+
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
 {
     if (v->plan != MIDINT_PLAN_ONE_BLOCK) {
@@ -176,7 +185,7 @@ static const midint_variant *default_choice(midint_context *ctx, midint_op op, u
         const midint_variant *v = &midint_registry[i];
         if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind)
             continue;
-        double cost = default_cost(&default_rules[op], v, n);
+        double cost = default_cost(rule_of(op), v, n);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
             best = v;
             best_cost = cost;
@@ -233,7 +242,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         return MIDINT_OK;
     }
 
-    const default_rule *rule = &default_rules[op];
+    const default_rule *rule = rule_of(op);
     int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
     int want_grid = 32u * (uint64_t)n >= rule->grid_from_bits && count < rule->grid_below_count;
     int want_lanes = 32u * (uint64_t)n <= rule->lanes_upto_bits && count >= rule->lanes_from_count;

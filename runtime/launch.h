@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+/* Buffers of an expression kernel (inputs and outputs together): its parameters io0..io7 after x1. */
+#define MIDINT_EXPR_MAX_IO 8
+
 /* Arguments of one launch, in the order every generated kernel takes them (templates/lib_abi.j2), then the
  * grid. Each kernel's header comment says which it reads; the runtime sets the others to 0 / NULL. */
 typedef struct midint_launch {
@@ -25,6 +28,7 @@ typedef struct midint_launch {
     uint64_t inst0;     /* grid kernels: the first instance of this pass within r, a, b and aux */
     uint32_t x0, x1;    /* grid kernels: their own two parameters (e.g. log2 of the transform length) */
     uint64_t grid;      /* blocks */
+    void *io[MIDINT_EXPR_MAX_IO]; /* expression kernels: their outputs, then their inputs (NULL past them) */
 } midint_launch;
 
 /* CUDA: one host function per variant that launches its kernel on a stream; returns a cudaError_t. */

@@ -235,6 +235,50 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
  * anything.  A held workspace larger than the new cap is freed. */
 midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);
 
+/* ---- Fused expressions (docs/expressions.md) ----
+ * A formula over big integers given to the generator (`make gen EXPRS=...`; by default the paper's "six" and "poly")
+ * runs as one kernel per call: its inputs read once, its intermediates on chip, its outputs written once.
+ * Inputs are `bits` bits each (count * bits/32 words, as for the other operations); output j holds
+ * output_words[j] * bits/32 words per instance: 1 for values mod 2^bits, 2 for full products.  An output of
+ * one word per bits/32 may be exactly one of the inputs (in place); any other overlap between an output and an
+ * input or another output is refused with MIDINT_ERR_OVERLAP.  Unknown names (MIDINT_ERR_INVALID_ARGUMENT), NULL
+ * arrays or buffers, and sizes above those generated for the expression (MIDINT_ERR_BITS_TOO_LARGE) are refused
+ * before anything is written.  Dispatch, forced variants (expr_NAME_..._backend names) and tuned tables work as for
+ * the other operations. */
+
+/* What an expression computes: its name, its inputs and outputs by name in call order, each output's words per
+ * bits/32, and its program (the steps the kernel runs and the tests evaluate; docs/expressions.md). */
+typedef struct midint_expr_desc {
+    const char *name;               /* "poly" */
+    unsigned ninputs, noutputs;
+    const char *const *inputs;      /* ninputs names, the order of midint_expr's inputs */
+    const char *const *outputs;     /* noutputs names, the order of its outputs */
+    const unsigned *output_words;   /* per output: result words per operand word (1 or 2) */
+    const char *program;            /* e.g. "add 1 0 1;add 1 2 2;out 3" */
+} midint_expr_desc;
+
+/* The number of generated expressions, and the i-th (NULL past the end) or the one named `name` (NULL if none). */
+size_t midint_expr_count(void);
+const midint_expr_desc *midint_expr_info(size_t i);
+const midint_expr_desc *midint_expr_find(const char *name);
+
+/* Largest `bits` the expression accepts on this context (0 when it is unknown or none is generated for the backend). */
+unsigned midint_expr_max_bits(const midint_context *ctx, const char *name);
+
+/* Evaluate expression `name` for `count` instances of `bits` bits: outputs[j] receives output j, inputs[i] is input
+ * i; noutputs and ninputs must be the expression's (MIDINT_ERR_INVALID_ARGUMENT otherwise).  Host buffers, chunked
+ * as the other host calls; returns when the outputs are complete. */
+midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                          void *const *outputs, size_t ninputs, const void *const *inputs);
+
+/* The same on device buffers (device pointers on CUDA, cl_mem on OpenCL); enqueue only, on `stream` as for the
+ * other *_device calls. */
+midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                                 void *const *outputs, size_t ninputs, const void *const *inputs, void *stream);
+
+/* The variant a call of expression `name` would use now, or NULL with the reason in midint_last_error(ctx). */
+const char *midint_expr_selected_variant(midint_context *ctx, const char *name, unsigned bits, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,19 @@
 const char *midint_op_name(midint_op op)
 {
     static const char *const names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
+    if ((unsigned)op >= MIDINT_OP_COUNT_ && (unsigned)op - MIDINT_OP_EXPR0 < midint_exprs_count)
+        return midint_expr_op_names[op - MIDINT_OP_EXPR0]; /* expressions' internal op codes: "expr_NAME" */
     return (unsigned)op < MIDINT_OP_COUNT_ ? names[op] : NULL;
+}
+
+int midint_op_from_name(const char *name, midint_op *op)
+{
+    for (unsigned i = 0; i < MIDINT_OP_EXPR0 + midint_exprs_count; i++)
+        if (strcmp(name, midint_op_name((midint_op)i)) == 0) {
+            *op = (midint_op)i;
+            return 1;
+        }
+    return 0;
 }
 
 const midint_variant *midint_registry_find(const char *name)

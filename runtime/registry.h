@@ -19,7 +19,8 @@ typedef enum midint_role {
     MIDINT_ROLE_ROWS = 3,      /* NTT grid: row transforms, pointwise product, inverse row transforms */
     MIDINT_ROLE_COLS = 4,      /* NTT grid: digits in, column transforms, twiddles */
     MIDINT_ROLE_COLS_INV = 5,  /* NTT grid: twiddles, inverse column transforms, scale: the residues */
-    MIDINT_ROLE_CRT = 6        /* NTT grid: residues to result words, tile by tile */
+    MIDINT_ROLE_CRT = 6,       /* NTT grid: residues to result words, tile by tile */
+    MIDINT_ROLE_EXPR = 7       /* a fused expression: the whole of it; takes the buffers io0..io7 (launch.h) */
 } midint_role;
 
 typedef struct midint_kernel {
@@ -74,6 +75,16 @@ typedef struct midint_ntt_grid_layout {
     uint32_t scales;      /* scale[l] = (2^32 / 2^l mod p, quotient) for l < scales */
 } midint_ntt_grid_layout;
 extern const midint_ntt_grid_layout midint_ntt_grid;
+
+/* Fused expressions (expr.c): expression i's variants have op MIDINT_OP_EXPR0 + i, an op code past the public ones,
+ * so that dispatch, forced variants and tuned tables treat each expression as one more operation. */
+#define MIDINT_OP_EXPR0 MIDINT_OP_COUNT_
+extern const midint_expr_desc midint_exprs[];
+extern const size_t midint_exprs_count;
+extern const char *const midint_expr_op_names[]; /* "expr_NAME", the op field of their variant names */
+
+/* The op code of an operation name: a public operation or expr_NAME; 0 when unknown. */
+int midint_op_from_name(const char *name, midint_op *op);
 
 extern const midint_variant midint_registry[];
 extern const size_t midint_registry_size;

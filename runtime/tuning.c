@@ -32,12 +32,7 @@ void midint_tuning_free(midint_tuning *t)
 
 static int parse_op_name(const char *s, midint_op *op)
 {
-    for (int i = 0; i < MIDINT_OP_COUNT_; i++)
-        if (strcmp(s, midint_op_name((midint_op)i)) == 0) {
-            *op = (midint_op)i;
-            return 1;
-        }
-    return 0;
+    return midint_op_from_name(s, op); /* the public operations and the generated expressions (expr_NAME) */
 }
 
 /* Strip the newline and trailing blanks; return 1 for a line that carries content. */
@@ -88,10 +83,10 @@ static int parse_table(const midint_context *ctx, const char *path, midint_tunin
                                  "variants changed: run make tune again)", path, lineno, line + 9, midint_registry_hash);
             have_registry = 1;
         } else {
-            char op_s[16], bits_s[16], min_s[24], max_s[24], name[128], extra[2];
+            char op_s[32], bits_s[16], min_s[24], max_s[24], name[128], extra[2];
             tuning_entry e;
             char *end;
-            int fields = sscanf(line, "%15s %15s %23s %23s %127s %1s", op_s, bits_s, min_s, max_s, name, extra);
+            int fields = sscanf(line, "%31s %15s %23s %23s %127s %1s", op_s, bits_s, min_s, max_s, name, extra);
             if (!have_device || !have_registry) {
                 ok = 0, snprintf(why, len, "%.200s:%d: an entry before the 'device' and 'registry' lines", path, lineno);
             } else if (fields != 5) {

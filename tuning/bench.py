@@ -18,6 +18,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune import ROOT, Measure, read_variants  # noqa: E402
 
 BYTES_MOVED = {"add": 3, "sub": 3, "mul": 4, "mullo": 3}   # operand-sized transfers per instance
+
+
+def expr_table(m, args):
+    """Each generated expression at each size generated for it: the fused kernel (the dispatched variant) next to the
+    same program through separate midint calls (`chain`), in million instances/s; GB/s count the operand-sized
+    transfers one read of the inputs and one write of the outputs make (six: 3 x operand bytes, like add)."""
+    exprs = [e for e in args.exprs.split(",") if e] if args.exprs != "all" else sorted(
+        {v.op for v in read_variants() if v.backend == args.backend and v.op.startswith("expr_")})
+    if not exprs:
+        return []
+    print(f"\nfused expressions ({args.reps} launches, median), {args.words} words per operand; separate calls: "
+          "the same program as one midint call per step")
+    print(f"{'expr':10} {'bits':>7} {'count':>9}  {'variant':40} {'ms':>9} {'M inst/s':>10} {'GB/s':>8} "
+          f"{'sep. ms':>9} {'sep. M/s':>9} {'x sep.':>7} check")
+    rows = []
+    for op in exprs:
+        sizes = sorted({v.bits for v in read_variants() if v.backend == args.backend and v.op == op})
+        io = EXPR_IO.get(op[len("expr_"):], 3)
+        for bits in [int(s) for s in args.sizes.split(",") if s and s != "none"] or sizes:
+            count = max(1, args.words // (bits // 32))
+            name, ms, passed, msg = m.time(op, bits, count, "default", args.reps)
+            if ms is None:
+                print(f"{op[5:]:10} {bits:7d} {count:9d}  failed: {msg}")
+                continue
+            chain = m.ask(f"chain {op} {bits} {count} {args.reps}")
+            chain_ms = float(chain[6]) if len(chain) > 7 and chain[5] == "ok" else float("nan")
+            chain_ok = len(chain) > 7 and chain[7] == "pass"
+            minst, chain_minst = count / ms / 1e3, count / chain_ms / 1e3
+            row = dict(expr=op[5:], bits=bits, count=count, variant=name, median_ms=ms, minst_per_s=minst,
+                       gbps=io * count * bits / 8 / ms / 1e6, separate_ms=chain_ms, separate_minst_per_s=chain_minst,
+                       speedup=chain_ms / ms, check="pass" if passed and chain_ok else "FAIL")
+            rows.append(row)
+            print(f"{op[5:]:10} {bits:7d} {count:9d}  {name:40} {ms:9.4f} {minst:10.2f} {row['gbps']:8.1f} "
+                  f"{chain_ms:9.4f} {chain_minst:9.2f} {row['speedup']:7.2f} {row['check']}", flush=True)
+    return rows
+
+
+# operand-sized transfers per instance of the shipped expressions (inputs read + outputs written)
+EXPR_IO = {"six": 3, "poly": 3}
 # single instances: the products of the issue's marks, and one addition of 128 MiB operands
 SINGLE = tuple(("mul", 1 << e) for e in (20, 22, 24, 26, 27)) + (("mullo", 1 << 24), ("add", 1 << 30), ("sub", 1 << 30))
 
@@ -58,6 +97,8 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT / "out" / "bench"), help="prefix of the CSV and PNG files")
     ap.add_argument("--single", default=",".join(f"{op}:{bits}" for op, bits in SINGLE),
                     help="op:bits pairs timed as one instance against GMP on one core ('' for none)")
+    ap.add_argument("--exprs", default="all", help="expressions to time, fused and as separate calls (expr_NAME,...; "
+                    "default all generated; '' for none): a third table and <out>_expr.csv")
     args = ap.parse_args(argv)
 
     ops = [o for o in args.ops.split(",") if o]
@@ -89,15 +130,16 @@ def main(argv=None):
             print(f"{op:6} {bits:7d} {count:9d}  {name:34} {ms:9.4f} {gbps:8.1f} {minst:10.2f} {gmp_minst:9.2f} "
                   f"{minst / gmp_minst:8.1f} {row['check']}", flush=True)
     single = single_table(m, args)
+    exprs = expr_table(m, args)
     m.close()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    for path, table in ((f"{out}.csv", rows), (f"{out}_single.csv", single)):
+    for path, table in ((f"{out}.csv", rows), (f"{out}_single.csv", single), (f"{out}_expr.csv", exprs)):
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["op"])
             w.writeheader()
             w.writerows(table)
-    passed = all(r["check"] == "pass" for r in rows + single)
+    passed = all(r["check"] == "pass" for r in rows + single + exprs)
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -8,7 +8,9 @@
 # register-resident variants' CUDA tests, sanitizer runs, their SASS instruction mix and all variants timed
 # side by side at 512..16384 bits, "host": the pipelined host path's CUDA tests, compute-sanitizer on it, and
 # tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency;
-# "python": the Python package's tests on CUDA and python -m midint.bench); logs,
+# "python": the Python package's tests on CUDA and python -m midint.bench; "expr": the fused expressions' CUDA
+# tests and compute-sanitizer, then six and poly fused against separate calls (bench's expression table, default
+# dispatch, EXPR_SIZES)); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -24,6 +26,17 @@ if has tests; then
   echo "== pytest (CUDA)"
   timeout 400 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_variants.py tests/test_dispatch.py \
     tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_cuda.log" | tail -4
+fi
+
+if has expr; then
+  echo "== fused expressions: CUDA tests, sanitizer, fused against separate calls"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_expr.py 2>&1 | tee "$OUT/pytest_expr.log" | tail -4
+  echo "poly 2048 130 mixed 1 device none" | timeout 120 compute-sanitizer --tool memcheck build/tests/check_expr \
+    --backend cuda 2>&1 | tail -3 | tee "$OUT/sanitizer_expr.txt"
+  echo "six 4096 70 mixed 2 device none" | timeout 120 compute-sanitizer --tool racecheck build/tests/check_expr \
+    --backend cuda 2>&1 | tail -3 | tee -a "$OUT/sanitizer_expr.txt"
+  timeout 400 python3 tuning/bench.py --ops "" --sizes "${EXPR_SIZES:-}" --single "" --tuning "${TABLE:-none}" \
+    --out "$OUT/expr" 2>&1 | tee "$OUT/expr.txt"
 fi
 
 if has grid; then

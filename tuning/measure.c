@@ -12,6 +12,10 @@
  *                                        from MEM = pageable|pinned memory, wall clock; measure_host.c)
  *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH" (GB/s, page-locked memory,
  *                                        each direction alone, then both at once)
+ * OP may be a generated expression, expr_NAME (its inputs: the batch's a and b in turn; its outputs checked against
+ * the expression's program in GMP), and for those
+ *   chain OP BITS COUNT REPS          -> "chain OP BITS COUNT ok|error MEDIAN_MS pass|FAIL [message]": the same
+ *                                        formula through separate midint calls (device buffers, default dispatch)
  * Operands are random (fixed seed), kept while consecutive commands use the same size and count.
  * A result is checked on 257 instances spread over the batch (all of them when fewer; of instances beyond 2^15
  * words, as many as make 2^23 words, at least one). */
@@ -31,6 +35,8 @@ typedef struct batch {
     size_t count;
     uint32_t *ha, *hb;       /* host operands */
     void *da, *db, *dr, *dc; /* device operands, result (room for the full product) and carry */
+    void *dx[8];             /* expressions: outputs beyond the first (room for twice the width) */
+    void *dv[64];            /* chains: one buffer per step of the program */
 } batch;
 
 typedef struct launch_arg {
@@ -47,6 +53,10 @@ static void drop_batch(midint_context *ctx, batch *b)
     midint_buffer_free(ctx, b->db);
     midint_buffer_free(ctx, b->dr);
     midint_buffer_free(ctx, b->dc);
+    for (int i = 0; i < 8; i++)
+        midint_buffer_free(ctx, b->dx[i]);
+    for (int i = 0; i < 64; i++)
+        midint_buffer_free(ctx, b->dv[i]);
     memset(b, 0, sizeof *b);
 }
 
@@ -113,9 +123,159 @@ static int check(midint_context *ctx, midint_op op, const batch *b)
     return ok;
 }
 
+/* ---- expressions: the fused kernel (midint_expr_device), and the same program as separate calls ---- */
+typedef struct expr_arg {
+    midint_context *ctx;
+    const midint_expr_desc *d;
+    batch *b;
+} expr_arg;
+
+/* The batch's buffers as an expression's outputs (dr, then dx) and inputs (da, db in turn). */
+static midint_status expr_buffers(midint_context *ctx, const midint_expr_desc *d, batch *b, void **out, const void **in)
+{
+    for (unsigned j = 0; j < d->noutputs; j++) {
+        if (j && !b->dx[j]) {
+            midint_status st = midint_buffer_alloc(ctx, b->count * (b->bits / 32) * 8, &b->dx[j]);
+            if (st != MIDINT_OK)
+                return st;
+        }
+        out[j] = j ? b->dx[j] : b->dr;
+    }
+    for (unsigned i = 0; i < d->ninputs; i++)
+        in[i] = i % 2 ? b->db : b->da;
+    return MIDINT_OK;
+}
+
+static midint_status enqueue_expr(void *p)
+{
+    expr_arg *e = p;
+    void *out[8];
+    const void *in[8];
+    midint_status st = expr_buffers(e->ctx, e->d, e->b, out, in);
+    return st != MIDINT_OK ? st : midint_expr_device(e->ctx, e->d->name, e->b->count, e->b->bits, e->d->noutputs, out,
+                                                    e->d->ninputs, in, NULL);
+}
+
+/* The program as separate calls: step i writes its own buffer dv[i] (the value's width times the operand size), an
+ * output's value is copied to its output buffer. ext and const have no library call: refused. */
+static midint_status enqueue_chain(void *p)
+{
+    expr_arg *e = p;
+    batch *b = e->b;
+    const midint_expr_desc *d = e->d;
+    void *val[72], *out[8];
+    unsigned width[72];
+    const void *in[8];
+    midint_status st = expr_buffers(e->ctx, d, b, out, in);
+    size_t nv = 0, n = b->bits / 32;
+    for (unsigned i = 0; i < d->ninputs; i++, nv++)
+        val[nv] = (void *)in[i], width[nv] = 1;
+    unsigned nout = 0;
+    for (const char *s = d->program; st == MIDINT_OK && *s;) {
+        char op[8];
+        unsigned w = 0, x = 0, y = 0;
+        int used = 0;
+        if (sscanf(s, "%7s %u%n", op, &w, &used) != 2)
+            return MIDINT_ERR_INVALID_ARGUMENT;
+        s += used;
+        if (!strcmp(op, "out")) {
+            st = midint_buffer_copy(e->ctx, out[nout++], val[w], b->count * n * 4 * width[w], NULL);
+        } else {
+            if (sscanf(s, " %u %u%n", &x, &y, &used) != 2 || nv - d->ninputs >= 64 || x >= nv || y >= nv)
+                return MIDINT_ERR_INVALID_ARGUMENT; /* ext, const: no separate call */
+            s += used;
+            size_t k = nv - d->ninputs;
+            if (!b->dv[k] && (st = midint_buffer_alloc(e->ctx, b->count * n * 8, &b->dv[k])) != MIDINT_OK)
+                return st;
+            val[nv] = b->dv[k];
+            width[nv] = w;
+            unsigned vb = b->bits * width[x];
+            if (!strcmp(op, "add"))
+                st = midint_add_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL, NULL);
+            else if (!strcmp(op, "sub"))
+                st = midint_sub_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL, NULL);
+            else if (!strcmp(op, "mullo"))
+                st = midint_mullo_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL);
+            else if (!strcmp(op, "mul"))
+                st = midint_mul_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL);
+            else
+                return MIDINT_ERR_INVALID_ARGUMENT;
+            nv++;
+        }
+        while (*s == ';' || *s == ' ')
+            s++;
+    }
+    return st;
+}
+
+/* Outputs of an expression against its program in GMP, on 257 instances spread over the batch (as check()). */
+static int check_expr_batch(midint_context *ctx, const midint_expr_desc *d, batch *b)
+{
+    unsigned n = b->bits / 32;
+    size_t budget = ((size_t)1 << 23) / n, samples = b->count < 257 ? b->count : 257;
+    if (samples > budget)
+        samples = budget ? budget : 1;
+    void *out[8];
+    const void *in[8];
+    uint32_t *got[8] = {0}, *want[8] = {0};
+    const uint32_t *hin[8];
+    int ok = expr_buffers(ctx, d, b, out, in) == MIDINT_OK && midint_synchronize(ctx, NULL) == MIDINT_OK;
+    for (unsigned i = 0; i < d->ninputs; i++)
+        hin[i] = i % 2 ? b->hb : b->ha;
+    for (unsigned j = 0; ok && j < d->noutputs; j++) {
+        size_t words = b->count * n * d->output_words[j];
+        got[j] = malloc(words * 4);
+        want[j] = malloc((size_t)n * d->output_words[j] * 4);
+        ok = got[j] && want[j] && midint_buffer_read(ctx, got[j], out[j], words * 4) == MIDINT_OK;
+    }
+    for (size_t k = 0; ok && k < samples; k++) {
+        size_t i = samples == b->count ? k : k == samples - 1 ? b->count - 1 : (k * 2654435761u) % b->count;
+        ok = reference_expr(d, n, hin, i, want);
+        for (unsigned j = 0; ok && j < d->noutputs; j++) {
+            size_t words = (size_t)n * d->output_words[j];
+            ok = memcmp(got[j] + i * words, want[j], words * 4) == 0;
+        }
+    }
+    for (unsigned j = 0; j < d->noutputs; j++) {
+        free(got[j]);
+        free(want[j]);
+    }
+    return ok;
+}
+
+/* time (chain = 0) or chain (chain = 1) of expression op_s = expr_NAME */
+static void cmd_expr(midint_context *ctx, batch *b, const char *op_s, unsigned bits, size_t count, const char *name,
+                     int reps, int chain)
+{
+    const midint_expr_desc *d = midint_expr_find(op_s + 5);
+    midint_status st = d ? prepare(ctx, b, bits, count) : MIDINT_ERR_INVALID_ARGUMENT;
+    const char *chosen = chain ? "separate-calls" : name;
+    midint_force_variant(ctx, NULL);
+    if (st == MIDINT_OK && !chain && strcmp(name, "default") != 0)
+        st = midint_force_variant(ctx, name);
+    if (st == MIDINT_OK && !chain && !(chosen = midint_expr_selected_variant(ctx, d->name, bits, count)))
+        st = MIDINT_ERR_UNKNOWN_VARIANT;
+    double ms = 0;
+    expr_arg e = {ctx, d, b};
+    if (st == MIDINT_OK)
+        st = midint_time(ctx, NULL, reps, chain ? enqueue_chain : enqueue_expr, &e, &ms);
+    const char *cmd = chain ? "chain" : "time";
+    if (st == MIDINT_OK)
+        printf("%s %s %u %zu %s ok %.6f %s\n", cmd, op_s, bits, count, chosen, ms,
+               check_expr_batch(ctx, d, b) ? "pass" : "FAIL");
+    else
+        printf("%s %s %u %zu %s error 0 FAIL %s: %s\n", cmd, op_s, bits, count, chosen ? chosen : name,
+               midint_status_name(st), d ? midint_last_error(ctx) : "unknown expression");
+    midint_force_variant(ctx, NULL);
+}
+
 static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned bits, size_t count, const char *name,
                      int reps)
 {
+    if (strncmp(op_s, "expr_", 5) == 0) {
+        cmd_expr(ctx, b, op_s, bits, count, name, reps, 0);
+        return;
+    }
     int op = parse_op(op_s);
     midint_status st = op < 0 ? MIDINT_ERR_INVALID_ARGUMENT : prepare(ctx, b, bits, count);
     const char *chosen = name;
@@ -269,7 +429,7 @@ int main(int argc, char **argv)
            midint_tuning_status(ctx));
     fflush(stdout);
     batch b = {0};
-    char line[1024], cmd[16], op_s[16], name[512];
+    char line[1024], cmd[16], op_s[32], name[512];
     unsigned bits;
     size_t count;
     int reps;
@@ -277,19 +437,22 @@ int main(int argc, char **argv)
         line[strcspn(line, "\n")] = '\0';
         if (sscanf(line, "%15s", cmd) != 1 || cmd[0] == '#')
             continue;
-        if (!strcmp(cmd, "time") && sscanf(line, "time %15s %u %zu %511s %d", op_s, &bits, &count, name, &reps) == 5)
+        if (!strcmp(cmd, "time") && sscanf(line, "time %31s %u %zu %511s %d", op_s, &bits, &count, name, &reps) == 5)
             cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps);
+        else if (!strcmp(cmd, "chain") && sscanf(line, "chain %31s %u %zu %d", op_s, &bits, &count, &reps) == 4)
+            cmd_expr(ctx, &b, op_s, bits, count, "default", reps < 1 ? 1 : reps, 1);
         else if (!strcmp(cmd, "copy") && sscanf(line, "copy %zu %d", &count, &reps) == 2)
             cmd_copy(ctx, count, reps < 1 ? 1 : reps);
-        else if (!strcmp(cmd, "host") && sscanf(line, "host %15s %u %zu %15s %d", op_s, &bits, &count, name, &reps) == 5)
+        else if (!strcmp(cmd, "host") && sscanf(line, "host %31s %u %zu %15s %d", op_s, &bits, &count, name, &reps) == 5)
             cmd_host(ctx, op_s, bits, count, name, reps < 1 ? 1 : reps);
         else if (!strcmp(cmd, "hostcopy") && sscanf(line, "hostcopy %zu %d", &count, &reps) == 2)
             cmd_hostcopy(ctx, device, count, reps < 1 ? 1 : reps);
-        else if (!strcmp(cmd, "gmp") && sscanf(line, "gmp %15s %u %zu %d", op_s, &bits, &count, &reps) == 4)
+        else if (!strcmp(cmd, "gmp") && sscanf(line, "gmp %31s %u %zu %d", op_s, &bits, &count, &reps) == 4)
             cmd_gmp(op_s, bits, count, reps, &b);
-        else if (!strcmp(cmd, "select") && sscanf(line, "select %15s %u %zu", op_s, &bits, &count) == 3) {
+        else if (!strcmp(cmd, "select") && sscanf(line, "select %31s %u %zu", op_s, &bits, &count) == 3) {
             int op = parse_op(op_s);
-            const char *v = op < 0 ? NULL : midint_selected_variant(ctx, (midint_op)op, bits, count);
+            const char *v = !strncmp(op_s, "expr_", 5) ? midint_expr_selected_variant(ctx, op_s + 5, bits, count)
+                            : op < 0 ? NULL : midint_selected_variant(ctx, (midint_op)op, bits, count);
             printf("select %s %u %zu %s\n", op_s, bits, count, v ? v : "none");
         } else if (!strcmp(cmd, "load") && sscanf(line, "load %511[^\n]", name) == 1) {
             if (midint_load_tuning(ctx, strcmp(name, "none") ? name : NULL) == MIDINT_OK)

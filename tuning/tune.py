@@ -161,7 +161,8 @@ def coalesce(entries):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
-    ap.add_argument("--ops", default="add,sub,mul,mullo")
+    ap.add_argument("--ops", default="", help="operations to tune (default add,sub,mul,mullo and every generated "
+                    "expression, expr_NAME)")
     ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size)")
     ap.add_argument("--out", help="table to write (default tuning/tables/<device>.tune)")
     ap.add_argument("--reps", type=int, default=10, help="timed launches per candidate (median)")
@@ -176,7 +177,8 @@ def main(argv=None):
     ap.add_argument("--fail-after", type=int, default=0, help=argparse.SUPPRESS)  # test hook: abort mid-run
     args = ap.parse_args(argv)
 
-    ops = [o for o in args.ops.split(",") if o]
+    ops = [o for o in args.ops.split(",") if o] or ["add", "sub", "mul", "mullo"] + sorted(
+        {v.op for v in read_variants() if v.op.startswith("expr_")})
     sizes = {int(s) for s in args.sizes.split(",") if s}
     variants = [v for v in read_variants() if v.backend == args.backend and v.op in ops
                 and (not sizes or v.bits in sizes)]

@@ -1,5 +1,7 @@
 /* cases.c — patterns that stress carries (whole-number chains, zeros, maxima, single bits) and the GMP reference. */
 #include <gmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cases.h"
@@ -257,4 +259,74 @@ midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsig
     case MIDINT_OP_MUL: return midint_mul_device(ctx, count, bits, r, a, b, NULL);
     default: return midint_mullo_device(ctx, count, bits, r, a, b, NULL);
     }
+}
+
+/* The expressions' reference (check_expr, measure): the program (midint_expr_desc.program) step by step in mpz. */
+int reference_expr(const midint_expr_desc *d, unsigned n, const uint32_t *const *in, size_t inst, uint32_t **out)
+{
+    size_t cap = d->ninputs + 64, nv = 0;
+    mpz_t *v = malloc(cap * sizeof *v);
+    unsigned *width = malloc(cap * sizeof *width);
+    for (unsigned i = 0; i < d->ninputs; i++, nv++) {
+        mpz_init(v[nv]);
+        mpz_import(v[nv], n, -1, 4, 0, 0, in[i] + inst * n);
+        width[nv] = 1;
+    }
+    int ok = 1;
+    unsigned nout = 0;
+    const char *p = d->program;
+    while (ok && *p) {
+        char op[8];
+        unsigned w = 0, x = 0, y = 0;
+        unsigned long value = 0;
+        int used = 0;
+        if (sscanf(p, "%7s%n", op, &used) != 1) {
+            ok = 0;
+            break;
+        }
+        p += used;
+        if (strcmp(op, "out") == 0) {
+            ok = sscanf(p, "%u%n", &x, &used) == 1 && x < nv;
+            if (ok) {
+                size_t words = (size_t)width[x] * n, got = 0;
+                memset(out[nout], 0, words * 4);
+                mpz_export(out[nout], &got, -1, 4, 0, 0, v[x]);
+                ok = got <= words;
+                nout++;
+            }
+        } else {
+            if (nv == cap) {
+                cap *= 2;
+                v = realloc(v, cap * sizeof *v);
+                width = realloc(width, cap * sizeof *width);
+            }
+            mpz_init(v[nv]);
+            if (strcmp(op, "const") == 0)
+                ok = sscanf(p, "%u %lu%n", &w, &value, &used) == 2, mpz_set_ui(v[nv], value);
+            else if (strcmp(op, "ext") == 0)
+                ok = sscanf(p, "%u %u%n", &w, &x, &used) == 2 && x < nv && (mpz_set(v[nv], v[x]), 1);
+            else if ((ok = sscanf(p, "%u %u %u%n", &w, &x, &y, &used) == 3 && x < nv && y < nv)) {
+                if (strcmp(op, "add") == 0)
+                    mpz_add(v[nv], v[x], v[y]);
+                else if (strcmp(op, "sub") == 0)
+                    mpz_sub(v[nv], v[x], v[y]);
+                else if (strcmp(op, "mullo") == 0 || strcmp(op, "mul") == 0)
+                    mpz_mul(v[nv], v[x], v[y]);
+                else
+                    ok = 0;
+            }
+            /* every value mod 2^(width bits): mpz_fdiv_r_2exp gives the non-negative residue of a difference */
+            mpz_fdiv_r_2exp(v[nv], v[nv], (mp_bitcnt_t)w * 32u * n);
+            width[nv++] = w;
+        }
+        p += used;
+        while (*p == ';' || *p == ' ')
+            p++;
+    }
+    ok = ok && nout == d->noutputs;
+    for (size_t i = 0; i < nv; i++)
+        mpz_clear(v[i]);
+    free(v);
+    free(width);
+    return ok;
 }

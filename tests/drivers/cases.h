@@ -38,4 +38,8 @@ midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsig
 unsigned result_words(midint_op op, unsigned n);
 int op_has_carry(midint_op op);
 
+/* Expression reference: the program of d (its steps in mpz, docs/expressions.md) on instance `inst` of the inputs
+ * (n words each); out[j] receives output j (output_words[j] x n words). 0 when the program cannot be read. */
+int reference_expr(const midint_expr_desc *d, unsigned n, const uint32_t *const *in, size_t inst, uint32_t **out);
+
 #endif

@@ -1,0 +1,83 @@
+"""Fused expressions: the shared-memory layout of one variant's kernel (slots for the live values), as data for
+templates/kernel_expr.j2 and for the resource model (generator/space.py)."""
+
+from dataclasses import dataclass
+
+from .expr import Program
+
+WARP = 32
+PROGRAMS: dict = {}        # op name (expr_NAME) -> Program, filled by the command line (generator/cli.py)
+
+
+def program(op: str) -> Program:
+    return PROGRAMS[op]
+
+
+def padded_words(words: int) -> int:
+    return words + words // 32      # as space.padded_words: one pad word per 32
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    op: str
+    width: int
+    dst: int                 # slot index
+    args: tuple              # slot indices
+    value: int
+    text: str                # the step as the program spells it (for the kernel's comments)
+
+
+@dataclass(frozen=True)
+class Layout:
+    slots: tuple             # (offset in words from the start of shared memory, width)
+    steps: tuple             # StepPlan
+    inputs: tuple            # (io index, slot) of the inputs the program reads
+    outputs: tuple           # (io index, slot, width, name)
+    ov: int                  # words of product overflow limbs at offset 0 (0 without products)
+    totals: int              # offset of the scan's 32 words
+    words: int               # shared words in all (without the OpenCL shuffle scratch)
+
+
+def region_limbs(q: int, op: str) -> int:
+    """Limbs of a product region: as kernel_mul (Q for the full product, Q/2 for the low half)."""
+    return q if op == "mul" else q // 2
+
+
+def products(p: Program) -> set:
+    return p.kinds() & {"mul", "mullo"}
+
+
+def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
+    """Slots from the values' lifetimes: a value gets a free slot of its width, or a new one; a step's operands that
+    it reads last free their slots before its result takes one (a step reads all its operands before a barrier and
+    writes its result after it)."""
+    p = program(op)
+    nin, nout = len(p.inputs), len(p.outputs)
+    last = p.last_uses()
+    widths, free, slot_of = [], {1: [], 2: []}, {}
+
+    def take(w):
+        if free[w]:
+            return free[w].pop()
+        widths.append(w)
+        return len(widths) - 1
+
+    inputs = []
+    for i in range(nin):
+        if i in last:
+            slot_of[i] = take(1)
+            inputs.append((nout + i, slot_of[i]))
+    steps = []
+    for i, s in enumerate(p.steps):
+        for a in dict.fromkeys(s.args):
+            if last[a] == i:
+                free[p.widths[a]].append(slot_of[a])
+        slot_of[nin + i] = take(s.width)
+        steps.append(StepPlan(s.op, s.width, slot_of[nin + i], tuple(slot_of[a] for a in s.args), s.value, s.text()))
+    ov = 4 * block * limb_words if products(p) else 0
+    offsets, off = [], ov
+    for w in widths:
+        offsets.append((off, w))
+        off += padded_words(w * block * chunk)
+    outputs = tuple((j, slot_of[v], p.widths[v], name) for j, (name, v) in enumerate(p.outputs))
+    return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP)

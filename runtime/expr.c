@@ -1,0 +1,258 @@
+/* expr.c — fused expressions: listing them, argument checks, dispatch, and their host (chunked) and device paths. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "context.h"
+
+size_t midint_expr_count(void)
+{
+    return midint_exprs_count;
+}
+
+const midint_expr_desc *midint_expr_info(size_t i)
+{
+    return i < midint_exprs_count ? &midint_exprs[i] : NULL;
+}
+
+const midint_expr_desc *midint_expr_find(const char *name)
+{
+    for (size_t i = 0; name && i < midint_exprs_count; i++)
+        if (strcmp(midint_exprs[i].name, name) == 0)
+            return &midint_exprs[i];
+    return NULL;
+}
+
+static midint_op op_of(const midint_expr_desc *d)
+{
+    return (midint_op)(MIDINT_OP_EXPR0 + (unsigned)(d - midint_exprs));
+}
+
+unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
+{
+    const midint_expr_desc *d = midint_expr_find(name);
+    unsigned max = 0;
+    for (size_t i = 0; ctx && d && i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (v->op == op_of(d) && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > max)
+            max = v->bits;
+    }
+    return max;
+}
+
+/* One call, checked: the expression, its op code, the buffers (outputs, then inputs: the kernel's io order). */
+typedef struct expr_call {
+    const midint_expr_desc *d;
+    midint_op op;
+    size_t count;
+    unsigned bits;
+    size_t nio;
+    void *io[MIDINT_EXPR_MAX_IO];
+    size_t bytes[MIDINT_EXPR_MAX_IO]; /* of each buffer for the whole batch */
+} expr_call;
+
+static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
+{
+    uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return x < y + qn && y < x + pn;
+}
+
+/* The name of buffer i of the call ("output r", "input a"), for messages. */
+static const char *io_name(const midint_expr_desc *d, size_t i, char *buf, size_t len)
+{
+    if (i < d->noutputs)
+        snprintf(buf, len, "outputs[%zu] (%s)", i, d->outputs[i]);
+    else
+        snprintf(buf, len, "inputs[%zu] (%s)", i - d->noutputs, d->inputs[i - d->noutputs]);
+    return buf;
+}
+
+static midint_status check_expr(midint_context *ctx, const char *fn, const char *name, size_t count, unsigned bits,
+                                size_t nout, void *const *outs, size_t nin, const void *const *ins,
+                                int device_handles, expr_call *c)
+{
+    char b1[96], b2[96];
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+    if (!name)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: name is NULL", fn);
+    const midint_expr_desc *d = midint_expr_find(name);
+    if (!d) {
+        char known[256] = "";
+        for (size_t i = 0; i < midint_exprs_count; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", midint_exprs[i].name);
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: no expression named '%.64s' was generated (generated: "
+                           "%s; make gen EXPRS=...)", fn, name, midint_exprs_count ? known : "none");
+    }
+    if (nout != d->noutputs || nin != d->ninputs)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: expression '%s' has %u output%s and %u input%s; the "
+                           "call gives %zu and %zu", fn, d->name, d->noutputs, d->noutputs == 1 ? "" : "s", d->ninputs,
+                           d->ninputs == 1 ? "" : "s", nout, nin);
+    if (!outs || !ins)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !outs ? "outputs" : "inputs");
+    memset(c, 0, sizeof *c);
+    c->d = d;
+    c->op = op_of(d);
+    c->count = count;
+    c->bits = bits;
+    c->nio = nout + nin;
+    for (size_t i = 0; i < c->nio; i++) {
+        c->io[i] = i < nout ? outs[i] : (void *)ins[i - nout];
+        if (!c->io[i])
+            return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, io_name(d, i, b1, sizeof b1));
+    }
+    if (count == 0)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", fn);
+    if (bits == 0 || bits % 32)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", fn,
+                           bits);
+    unsigned max = midint_expr_max_bits(ctx, name);
+    if (bits > max)
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' "
+                           "generated for the %s backend is %u (make gen SIZES=...)", fn, bits, d->name, ctx->ops->name,
+                           max);
+    size_t n = bits / 32;
+    if (count > SIZE_MAX / 4 / n / 2 || count > (size_t)UINT32_MAX * 1024u)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, count);
+    for (size_t i = 0; i < c->nio; i++)
+        c->bytes[i] = count * n * 4 * (i < nout ? d->output_words[i] : 1u);
+    if (device_handles && ctx->ops->buffer_bytes)
+        for (size_t i = 0; i < c->nio; i++) {
+            size_t have = ctx->ops->buffer_bytes(ctx, c->io[i]);
+            if (have < c->bytes[i])
+                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu bytes; %zu instances of %u bits "
+                                   "need %zu", fn, io_name(d, i, b1, sizeof b1), have, count, bits, c->bytes[i]);
+        }
+    /* an output may be exactly an input when it has the inputs' width (each block reads its instances' inputs
+     * before writing their outputs); any other overlap with an input or another output is refused. OpenCL handles
+     * show only identity. */
+    int identity_only = device_handles && ctx->ops->id == MIDINT_BACKEND_OPENCL;
+    for (size_t j = 0; j < nout; j++)
+        for (size_t i = j + 1; i < c->nio; i++) {
+            int same = c->io[i] == c->io[j];
+            int overlap = identity_only ? same : ranges_overlap(c->io[j], c->bytes[j], c->io[i], c->bytes[i]);
+            if (overlap && !(i >= nout && same && d->output_words[j] == 1))
+                return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s%s", fn, io_name(d, j, b1, sizeof b1),
+                                   io_name(d, i, b2, sizeof b2), i < nout ? "" : d->output_words[j] == 1 ?
+                                   " without being the same buffer (only exact in-place use is supported)" :
+                                   " (an output of twice the width cannot be written in place)");
+        }
+    return MIDINT_OK;
+}
+
+/* Enqueue the variant's kernel on `count` instances of n words; io: outputs then inputs (device buffers). */
+static midint_status launch_expr(midint_context *ctx, const midint_variant *v, const expr_call *c, uint32_t n,
+                                 size_t count, void *const *io, int vec, void *stream)
+{
+    midint_launch l;
+    memset(&l, 0, sizeof l);
+    l.n = n;
+    l.count = count;
+    l.vec = (uint32_t)vec;
+    l.ti = midint_variant_threads_per_instance(v, n);
+    l.ipb = v->block / l.ti; /* as one-block kernels: a smaller instance packs more per block */
+    l.grid = (count + l.ipb - 1) / l.ipb;
+    for (size_t i = 0; i < c->nio; i++)
+        l.io[i] = io[i];
+    return ctx->ops->launch(ctx, &midint_kernels[v->kernel], &l, stream);
+}
+
+/* MIDINT_TEST_CORRUPT (the tuner's tests): flip a bit of the first word of output 0 of the planted variant. */
+static midint_status spoil_if_planted(midint_context *ctx, const midint_variant *v, void *out, void *stream)
+{
+    uint32_t w;
+    midint_status st;
+    if (v != ctx->corrupt)
+        return MIDINT_OK;
+    if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK || (st = ctx->ops->download(ctx, &w, out, 4)) != MIDINT_OK)
+        return st;
+    w ^= 1u;
+    return ctx->ops->upload(ctx, out, &w, 4);
+}
+
+midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                                 void *const *outputs, size_t ninputs, const void *const *inputs, void *stream)
+{
+    const char *fn = "midint_expr_device";
+    expr_call c;
+    const midint_variant *v = NULL;
+    midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 1, &c);
+    if (st != MIDINT_OK)
+        return st;
+    if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &v)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    int vec = bits / 32 % 4 == 0;
+    for (size_t i = 0; i < c.nio; i++)
+        vec = vec && ctx->ops->aligned16(c.io[i]);
+    if ((st = launch_expr(ctx, v, &c, bits / 32, count, c.io, vec, stream)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    return spoil_if_planted(ctx, v, c.io[0], stream);
+}
+
+/* The host path: per chunk, upload the inputs, run, download the outputs (outputs are written only after the
+ * chunk's inputs were read, so in-place calls are safe). Chunks keep the device copies within the staging cap. */
+midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                          void *const *outputs, size_t ninputs, const void *const *inputs)
+{
+    const char *fn = "midint_expr";
+    expr_call c;
+    const midint_variant *v = NULL;
+    midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 0, &c);
+    if (st != MIDINT_OK)
+        return st;
+    if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &v)) != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    uint32_t n = bits / 32;
+    size_t per = 0;
+    for (size_t i = 0; i < c.nio; i++)
+        per += c.bytes[i] / count;
+    size_t chunk = ctx->staging_bytes / per;
+    chunk = chunk == 0 ? 1 : chunk > count ? count : chunk;
+    void *dev[MIDINT_EXPR_MAX_IO];
+    for (size_t i = 0; i < c.nio; i++) {
+        midint_staging_buf *s = &ctx->expr_stage[i];
+        size_t need = chunk * (c.bytes[i] / count);
+        if (need > s->bytes) { /* grow (contents are not kept) */
+            void *p = NULL;
+            if ((st = ctx->ops->alloc(ctx, need, &p)) != MIDINT_OK)
+                return midint_fail(ctx, st, "%s: allocating staging for %zu instances: %s", fn, chunk, ctx->msg);
+            if (s->buf)
+                ctx->ops->free(ctx, s->buf);
+            s->buf = p;
+            s->bytes = need;
+        }
+        dev[i] = s->buf;
+    }
+    const midint_backend_ops *ops = ctx->ops;
+    for (size_t done = 0; done < count; done += chunk) {
+        size_t m = count - done < chunk ? count - done : chunk;
+        for (size_t i = noutputs; i < c.nio && st == MIDINT_OK; i++)
+            st = ops->upload(ctx, dev[i], (const char *)c.io[i] + done * (c.bytes[i] / count), m * (c.bytes[i] / count));
+        if (st == MIDINT_OK)
+            st = launch_expr(ctx, v, &c, n, m, dev, n % 4 == 0, NULL);
+        if (st == MIDINT_OK)
+            st = spoil_if_planted(ctx, v, dev[0], NULL);
+        for (size_t j = 0; j < noutputs && st == MIDINT_OK; j++)
+            st = ops->download(ctx, (char *)c.io[j] + done * (c.bytes[j] / count), dev[j], m * (c.bytes[j] / count));
+        if (st != MIDINT_OK)
+            return midint_fail(ctx, st, "%s: %s (%zu of %zu instances were completed)", fn, ctx->msg, done, count);
+    }
+    return MIDINT_OK;
+}
+
+const char *midint_expr_selected_variant(midint_context *ctx, const char *name, unsigned bits, size_t count)
+{
+    const midint_expr_desc *d = midint_expr_find(name);
+    const midint_variant *v = NULL;
+    if (!ctx || !d) {
+        midint_fail(ctx, ctx ? MIDINT_ERR_INVALID_ARGUMENT : MIDINT_ERR_NULL_POINTER,
+                    "midint_expr_selected_variant: %s", ctx ? "no such expression" : "ctx is NULL");
+        return NULL;
+    }
+    if (count == 0 || bits == 0 || bits % 32) {
+        midint_fail(ctx, count ? MIDINT_ERR_INVALID_BITS : MIDINT_ERR_INVALID_COUNT, "midint_expr_selected_variant: "
+                    "count %zu, bits %u: count must be positive and bits a positive multiple of 32", count, bits);
+        return NULL;
+    }
+    return midint_dispatch(ctx, op_of(d), bits / 32, count, &v) == MIDINT_OK ? v->name : NULL;
+}

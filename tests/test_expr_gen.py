@@ -1,0 +1,69 @@
+"""Generating fused expressions (pure Python): the size range as a constraint, names, the slot layout, CLI errors."""
+
+import subprocess
+import sys
+
+from conftest import ROOT
+from generator import expr_plan
+from generator.expr import load
+from generator.plan import plan
+from generator.variant import parse_name
+
+
+def register(*names):
+    expr_plan.PROGRAMS.clear()
+    for n in names:
+        p = load(ROOT / "expressions" / f"{n}.expr")
+        expr_plan.PROGRAMS[p.op] = p
+
+
+def test_size_range_is_a_constraint_row():
+    register("six", "poly")
+    notes = []
+    vs = plan([512, 16384, 1 << 18], ops=["expr_six", "expr_poly"], backends=["opencl"], notes=notes)
+    sizes = {(v.op, v.bits) for v in vs}
+    assert {("expr_six", 512), ("expr_six", 16384), ("expr_six", 1 << 18), ("expr_poly", 512)} <= sizes
+    assert not any(op == "expr_poly" and bits > 8192 for op, bits in sizes)
+    assert any("expr_poly" in n and "16384" in n and "expr_product_max_bits" in n for n in notes), notes
+    for v in vs:
+        assert parse_name(v.name) == v
+        assert v.name.startswith(v.op + "_")
+
+
+def test_products_use_u64_regions_of_8_limbs():
+    register("poly")
+    vs = [v for v in plan([2048, 8192], ops=["expr_poly"], backends=["cuda"])]
+    assert vs and all(v.limb == "u64" and v.q == 16 for v in vs)   # mullo regions of Q/2 = 8 limbs
+
+
+def test_slots_follow_lifetimes():
+    register("six", "poly")
+    six = expr_plan.layout("expr_six", 128, 16, 1)
+    assert len(six.slots) == 3 and six.ov == 0     # a, b and two live intermediates at most, no products
+    assert six.outputs[0][0] == 0 and [j for j, _ in six.inputs] == [1, 2]   # io: outputs, then inputs
+    poly = expr_plan.layout("expr_poly", 128, 32, 2)
+    assert poly.ov == 4 * 128 * 2 and poly.slots[0][0] == poly.ov
+    # a step never writes a slot another live value holds
+    prog = expr_plan.program("expr_poly")
+    nin, last, holder = len(prog.inputs), prog.last_uses(), {}
+    for j, slot in poly.inputs:
+        holder[slot] = j - len(prog.outputs)
+    for i, s in enumerate(poly.steps):
+        v = holder.get(s.dst)
+        assert v is None or last[v] <= i, f"step {i} overwrites value {v}, read later"
+        holder[s.dst] = nin + i
+
+
+def test_cli_reports_expression_errors(tmp_path):
+    bad = tmp_path / "bad.expr"
+    bad.write_text("input a\noutput r = a + q\n")
+    p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512", "--exprs", str(bad), "--list"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and f"{bad}:2:16: unknown name 'q'" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512", "--exprs", "", "--list"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "expr_" not in p.stdout
+    p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512,16384", "--list"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert "expr_six_16384_" in p.stdout and "expr_poly_512_" in p.stdout and "expr_poly_16384" not in p.stdout
+    assert "expr_poly" in p.stderr and "expr_product_max_bits" in p.stderr
