@@ -117,3 +117,10 @@ class KaratsubaPlan:
 
 def karatsuba_plan(lanes: int, q: int, full: bool) -> KaratsubaPlan:
     return KaratsubaPlan(lanes, q, full)
+
+
+def segment_masks(seg: int) -> tuple:
+    """(top, first): the bits of a warp's lanes that are the last, and the first, of a segment of `seg` lanes."""
+    top = sum(1 << i for i in range(seg - 1, 32, seg))
+    first = sum(1 << i for i in range(0, 32, seg))
+    return top, first

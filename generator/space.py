@@ -44,6 +44,7 @@ class OpFamily:
     grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
     lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
     across: tuple = (False,)         # register-resident families: lanes in one warp (False) or across warps (True)
+    karatsubas: tuple = (None,)      # Karatsuba levels over a register-resident base case; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
@@ -260,7 +261,57 @@ LANES = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES)
+# One Karatsuba level over the lanes pipeline (templates/kernel_mul_lanes_k.j2, lanes_plan.KaratsubaPlan): the two
+# half products on the two halves of the lanes, the middle product |a0 - a1| |b0 - b1| split between them, the terms
+# joined through shared memory. The lanes family's shape constraints hold as they are.
+LANES_K_MIN_BITS = 2048
+
+
+def lanes_k_shared_words(v: Variant) -> int:
+    """The instances' terms (U, MA, MB with a pad word per chunk), and on OpenCL b's words, the passed words and a
+    word per thread for the ballots."""
+    kp = lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul")
+    m, c = kp.half_words, kp.chunk
+    region = 8 * m + 8 * m // c
+    exchange = (2 * v.q + 1) * v.block if v.backend == "opencl" else 0
+    return v.block // v.lanes * region + exchange
+
+
+LANES_K = OpFamily(
+    ops=("mul", "mullo"),
+    template="kernel_mul_lanes_k.j2",
+    limbs=("u32",),
+    qs=LANES.qs,
+    ipbs=LANES.ipbs,
+    lanes=LANES.lanes,
+    karatsubas=(1,),
+    shared_words=lanes_k_shared_words,
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, False),
+                              "kp": lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul"),
+                              "seg_masks": lanes_plan.segment_masks},
+    multi_instance_blocks=(LANES_BLOCK,),
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_registers"))
+    + (
+        Constraint("lanes_k_levels", "one Karatsuba level (two would need half-lane groups of half-lane groups: not "
+                   "built)", lambda v: v.karatsuba == 1),
+        Constraint("lanes_k_shape", "lanes of one warp, at least 4 of them: each half of the lanes splits the middle "
+                   "product's steps in two", lambda v: not v.across and v.lanes >= 4),
+        Constraint("lanes_k_block", f"{LANES_BLOCK} threads per block, as the lanes family",
+                   lambda v: v.block == LANES_BLOCK, "prune"),
+        Constraint("lanes_k_min_q", "at least 8 words per lane, as the lanes family (lanes_min_q)",
+                   lambda v: v.q >= 8, "prune"),
+        Constraint("lanes_k_opencl_q", "on OpenCL 8 words per lane only (PoCL, which runs the OpenCL tests in CI, "
+                   "compiles a Q = 16 kernel in ~55 s against ~10 s at Q = 8; the text is CUDA's but for the exchanges, "
+                   "and Q = 8 covers L = 8, 16 and 32 lanes at 2048, 4096 and 8192 bits)",
+                   lambda v: v.backend == "cuda" or v.q == 8, "prune"),
+        Constraint("lanes_k_bits", f"{LANES_K_MIN_BITS} to {LANES_MAX_BITS} bits: below, the join and the second "
+                   "pipeline's drain cost more than the quarter of the products saved; above, the NTT (issue 10 asks "
+                   "2048-8192; not measured yet)",
+                   lambda v: LANES_K_MIN_BITS <= v.bits <= LANES_MAX_BITS, "prune"),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
@@ -268,7 +319,8 @@ def family_of(v: Variant) -> OpFamily | None:
     """The family that generates v: its operation, NTT or not, grid or not."""
     for fam in OPS.get(v.op, ()):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
-                and (v.lanes is None) == (fam.lanes == (None,))):
+                and (v.lanes is None) == (fam.lanes == (None,))
+                and (v.karatsuba is None) == (fam.karatsubas == (None,))):
             return fam
     return None
 
@@ -345,5 +397,7 @@ def candidates(op: str, bits: int, backend: str):
                         for grid in fam.grids:
                             for lanes in fam.lanes:
                                 for across in fam.across:
-                                    yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
-                                                  ntt=choice, grid=grid, lanes=lanes, across=across)
+                                    for kara in fam.karatsubas:
+                                        yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
+                                                      ntt=choice, grid=grid, lanes=lanes, across=across,
+                                                      karatsuba=kara)
