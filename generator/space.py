@@ -300,10 +300,6 @@ LANES_K = OpFamily(
                    lambda v: v.block == LANES_BLOCK, "prune"),
         Constraint("lanes_k_min_q", "at least 8 words per lane, as the lanes family (lanes_min_q)",
                    lambda v: v.q >= 8, "prune"),
-        Constraint("lanes_k_opencl_q", "on OpenCL 8 words per lane only (PoCL, which runs the OpenCL tests in CI, "
-                   "compiles a Q = 16 kernel in ~55 s against ~10 s at Q = 8; the text is CUDA's but for the exchanges, "
-                   "and Q = 8 covers L = 8, 16 and 32 lanes at 2048, 4096 and 8192 bits)",
-                   lambda v: v.backend == "cuda" or v.q == 8, "prune"),
         Constraint("lanes_k_bits", f"{LANES_K_MIN_BITS} to {LANES_MAX_BITS} bits: below, the join and the second "
                    "pipeline's drain cost more than the quarter of the products saved; above, the NTT (issue 10 asks "
                    "2048-8192; not measured yet)",
