@@ -289,15 +289,13 @@ LANES_K = OpFamily(
     render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, False),
                               "kp": lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul"),
                               "seg_masks": lanes_plan.segment_masks},
-    multi_instance_blocks=(LANES_BLOCK,),
+    multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_registers"))
     + (
         Constraint("lanes_k_levels", "one Karatsuba level (two would need half-lane groups of half-lane groups: not "
                    "built)", lambda v: v.karatsuba == 1),
         Constraint("lanes_k_shape", "lanes of one warp, at least 4 of them: each half of the lanes splits the middle "
                    "product's steps in two", lambda v: not v.across and v.lanes >= 4),
-        Constraint("lanes_k_block", f"{LANES_BLOCK} threads per block, as the lanes family",
-                   lambda v: v.block == LANES_BLOCK, "prune"),
         Constraint("lanes_k_min_q", "at least 8 words per lane, as the lanes family (lanes_min_q)",
                    lambda v: v.q >= 8, "prune"),
         Constraint("lanes_k_bits", f"{LANES_K_MIN_BITS} to {LANES_MAX_BITS} bits: below, the join and the second "
