@@ -17,7 +17,7 @@ VARIANT_LIST_HEADER = (
     "# name op bits limb q ipb backend block shared_bytes ntt ti grid lanes\n"
     "# (ntt: pSETbDIGIT for NTT variants, - otherwise; ti: threads per instance at the full size (grid variants:\n"
     "# per block); grid: threads per block of a grid variant's tile kernels, - for one-block variants; lanes: lanes\n"
-    "# per instance of a register-resident variant (_wL or _xL), - for the others)\n"
+    "# per instance of a register-resident variant (_wL or _xL, with or without _k1), - for the others)\n"
 )
 
 

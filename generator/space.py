@@ -44,6 +44,7 @@ class OpFamily:
     grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
     lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
     across: tuple = (False,)         # register-resident families: lanes in one warp (False) or across warps (True)
+    karatsubas: tuple = (None,)      # Karatsuba levels over a register-resident base case; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
@@ -260,6 +261,51 @@ LANES = OpFamily(
     ),
 )
 
+# One Karatsuba level over the lanes pipeline (templates/kernel_mul_lanes_k.j2, lanes_plan.KaratsubaPlan): the two
+# half products on the two halves of the lanes, the middle product |a0 - a1| |b0 - b1| split between them, the terms
+# joined through shared memory. The lanes family's shape constraints hold as they are.
+LANES_K_MIN_BITS = 2048
+
+
+def lanes_k_shared_words(v: Variant) -> int:
+    """The instances' terms (U, MA, MB with a pad word per chunk), and on OpenCL b's words, the passed words and a
+    word per thread for the ballots."""
+    kp = lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul")
+    m, c = kp.half_words, kp.chunk
+    region = 8 * m + 8 * m // c
+    exchange = (2 * v.q + 1) * v.block if v.backend == "opencl" else 0
+    return v.block // v.lanes * region + exchange
+
+
+LANES_K = OpFamily(
+    ops=("mul", "mullo"),
+    template="kernel_mul_lanes_k.j2",
+    limbs=("u32",),
+    qs=LANES.qs,
+    ipbs=LANES.ipbs,
+    lanes=LANES.lanes,
+    karatsubas=(1,),
+    shared_words=lanes_k_shared_words,
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, False),
+                              "kp": lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul"),
+                              "seg_masks": lanes_plan.segment_masks},
+    multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_registers"))
+    + (
+        Constraint("lanes_k_levels", "one Karatsuba level (two would need half-lane groups of half-lane groups: not "
+                   "built)", lambda v: v.karatsuba == 1),
+        Constraint("lanes_k_shape", "lanes of one warp, at least 4 of them: each half of the lanes splits the middle "
+                   "product's steps in two", lambda v: not v.across and v.lanes >= 4),
+        Constraint("lanes_k_min_q", "at least 8 words per lane, as the lanes family (lanes_min_q)",
+                   lambda v: v.q >= 8, "prune"),
+        Constraint("lanes_k_bits", f"{LANES_K_MIN_BITS} to {LANES_MAX_BITS} bits: below, the join and the second "
+                   "pipeline's drain cost more than the quarter of the products saved; above, the NTT (issue 10 asks "
+                   "2048-8192; not measured yet)",
+                   lambda v: LANES_K_MIN_BITS <= v.bits <= LANES_MAX_BITS, "prune"),
+    ),
+)
+
+
 # Fused expressions (docs/expressions.md, generator/expr.py, expr_plan.py, templates/kernel_expr.j2): one operation
 # expr_NAME per expression file, one block per instance (or several), the live values in shared-memory slots, the
 # products classical (lib_mul.j2) and the sums the add scan (lib_addsub.j2).
@@ -316,7 +362,7 @@ EXPR = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, EXPR)
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, EXPR)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
@@ -331,7 +377,8 @@ def family_of(v: Variant) -> OpFamily | None:
     """The family that generates v: its operation, NTT or not, grid or not."""
     for fam in families_for(v.op):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
-                and (v.lanes is None) == (fam.lanes == (None,))):
+                and (v.lanes is None) == (fam.lanes == (None,))
+                and (v.karatsuba is None) == (fam.karatsubas == (None,))):
             return fam
     return None
 
@@ -408,5 +455,7 @@ def candidates(op: str, bits: int, backend: str):
                         for grid in fam.grids:
                             for lanes in fam.lanes:
                                 for across in fam.across:
-                                    yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
-                                                  ntt=choice, grid=grid, lanes=lanes, across=across)
+                                    for kara in fam.karatsubas:
+                                        yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
+                                                      ntt=choice, grid=grid, lanes=lanes, across=across,
+                                                      karatsuba=kara)

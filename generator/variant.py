@@ -22,7 +22,8 @@ class Variant:
     threads per block of a grid family, whose instance is spread over many blocks and several kernels.
     `lanes` is None for block-wide kernels, else the lanes an instance's limbs live on, in registers (1: a thread
     per instance): neighbouring lanes of one warp (name field wL), or with `across` one lane in each of L warps
-    (xL), which lets whole warps skip the steps that are of no use to them (the low half).
+    (xL), which lets whole warps skip the steps that are of no use to them (the low half). `karatsuba` is None for
+    the plain algorithms, else the Karatsuba levels over a register-resident base case (name field kK).
     Further optional fields go in the same way: appended with their own prefix, absent when at their default."""
 
     op: str
@@ -35,6 +36,7 @@ class Variant:
     grid: int | None = None
     lanes: int | None = None
     across: bool = False
+    karatsuba: int | None = None
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
     @property
@@ -86,6 +88,7 @@ _NAME_FIELDS = (
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
     ("grid", "g", r"[1-9][0-9]*", True),
     ("lanes", "(?P<lanes_kind>[wx])", r"[1-9][0-9]*", True),   # w: lanes of one warp, x: across warps
+    ("karatsuba", "k", r"[1-9]", True),                           # Karatsuba levels over the lanes pipeline
     ("backend", "", "|".join(BACKENDS), False),
 )
 _NAME_RE = re.compile(
@@ -116,7 +119,7 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES][_kLEVELS]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
@@ -125,6 +128,7 @@ def parse_name(name: str) -> Variant:
         ntt = (int(s), int(d))
     grid = m.group("grid")
     lanes = m.group("lanes")
+    karatsuba = m.group("karatsuba")
     return Variant(
         op=m.group("op"),
         bits=int(m.group("bits")),
@@ -136,4 +140,5 @@ def parse_name(name: str) -> Variant:
         grid=int(grid) if grid is not None else None,
         lanes=int(lanes) if lanes is not None else None,
         across=m.group("lanes_kind") == "x",
+        karatsuba=int(karatsuba) if karatsuba is not None else None,
     )

@@ -114,6 +114,9 @@ typedef struct default_rule {
     uint64_t lanes_from_count;
     double lanes_q, lanes_min;
     uint32_t lanes_across; /* 1: prefer lanes across warps (_xL) where a size has them, 0: lanes of one warp */
+    /* Karatsuba levels preferred among the lanes variants (_kK); 0: the plain pipeline. 0 for every operation
+     * until the _k1 variants are measured (the tuned table picks them where they win). */
+    uint32_t lanes_karatsuba;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
@@ -156,7 +159,8 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
     }
     if (v->lanes)
         return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min) +
-               rule->w_block * (v->across != rule->lanes_across);
+               rule->w_block * (v->across != rule->lanes_across) +
+               8.0 * rule->w_chunk * (v->karatsuba != rule->lanes_karatsuba);
     uint32_t ti = midint_variant_threads_per_instance(v, n);
     double idle = (double)(v->block - (v->block / ti) * ti) / v->block;
     if (v->ntt_primes) /* an NTT variant's block holds as few instances as fill it (the generator's choice) */

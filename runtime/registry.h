@@ -35,7 +35,7 @@ typedef struct midint_kernel {
 } midint_kernel;
 
 typedef struct midint_variant {
-    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES]_backend */
+    const char *name;        /* the key everywhere: op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES][_kK]_backend */
     midint_op op;
     uint32_t bits;           /* largest size it serves; any multiple of 32 below works too */
     uint32_t limb_words;     /* 32-bit words per limb: 1 (u32) or 2 (u64) */
@@ -50,6 +50,7 @@ typedef struct midint_variant {
     uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
     uint32_t lanes;          /* register-resident variants: lanes per instance (1: a thread); 0 otherwise */
     uint32_t across;         /* register-resident variants: 1 when the lanes are in different warps (_xL), 0 in one (_wL) */
+    uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];

@@ -81,6 +81,32 @@ def test_each_ntt_constraint_names_itself(fields, constraint):
     assert c is not None and c.name == constraint, c
 
 
+# One Karatsuba level over the lanes pipeline (_k1): generated at 2048..8192 bits on lanes of one warp, at least 4
+@pytest.mark.parametrize("v", [v for v in plan([1024, 2048, 4096, 8192, 16384]) if v.karatsuba],
+                         ids=lambda v: v.name)
+def test_karatsuba_names_round_trip(v):
+    assert parse_name(v.name) == v and v.name.endswith(f"_k1_{v.backend}")
+    assert 2048 <= v.bits <= 8192 and v.lanes >= 4 and not v.across and v.lanes * v.q == v.words
+
+
+def test_karatsuba_is_generated_for_both_operations_and_backends():
+    got = {(v.op, v.backend) for v in plan([2048, 4096, 8192]) if v.karatsuba}
+    assert got == {(op, b) for op in ("mul", "mullo") for b in ("cuda", "opencl")}
+
+
+@pytest.mark.parametrize("fields,constraint", [
+    (dict(bits=2048, q=16, ipb=2, lanes=4, karatsuba=2), "lanes_k_levels"),
+    (dict(bits=512, q=8, ipb=64, lanes=2, karatsuba=1), "lanes_k_shape"),
+    (dict(bits=4096, q=16, ipb=32, lanes=8, across=True, karatsuba=1), "lanes_k_shape"),
+    (dict(bits=2048, q=8, ipb=32, lanes=8, karatsuba=1), "multi_instance_block"),
+    (dict(bits=1024, q=8, ipb=32, lanes=4, karatsuba=1), "lanes_k_bits"),
+    (dict(bits=2048, q=4, ipb=8, lanes=16, karatsuba=1), "lanes_k_min_q"),
+])
+def test_each_karatsuba_constraint_names_itself(fields, constraint):
+    c = failed_constraint(Variant(op="mul", limb="u32", backend="cuda", **fields))
+    assert c is not None and c.name == constraint
+
+
 def test_keep_pruned_is_checked():
     with pytest.raises(PlanError, match="not a prune constraint"):
         plan([8192], keep_pruned=("ntt_bound",))

@@ -64,9 +64,10 @@ def read_variants(path=VARIANTS_TXT):
 
 def algorithm(v: Variant) -> str:
     """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block, grid or
-    register-resident (per lanes per instance)."""
+    register-resident (per lanes per instance, and Karatsuba levels over them: `_kK` in the name)."""
+    kara = re.search(r"_k(\d+)_[a-z]+$", v.name)
     return (("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
-            + (f"-lanes{v.lanes}" if v.lanes != "-" else ""))
+            + (f"-lanes{v.lanes}" if v.lanes != "-" else "") + (f"-k{kara.group(1)}" if kara else ""))
 
 
 def predicted_cost(v: Variant) -> float:
