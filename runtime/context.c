@@ -95,9 +95,6 @@ void midint_close(midint_context *ctx)
             midint_host_free(ctx, ctx->host_blocks->ptr);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
-        for (size_t i = 0; i < MIDINT_EXPR_MAX_IO; i++)
-            if (ctx->expr_stage[i].buf)
-                ctx->ops->free(ctx, ctx->expr_stage[i].buf);
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);

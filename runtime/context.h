@@ -73,16 +73,16 @@ typedef struct midint_backend_ops {
 #define MIDINT_FENCE_FORK MIDINT_PIPE_SLOTS
 #define MIDINT_FENCES (MIDINT_PIPE_SLOTS + 1)
 
-/* Operand roles of a host call, in the order of a slot's layout: inputs a | b, then outputs r | carry. */
-enum { MIDINT_PIPE_A, MIDINT_PIPE_B, MIDINT_PIPE_R, MIDINT_PIPE_C, MIDINT_PIPE_BUFS };
+/* Operands of one call through the pipeline at most (an expression's outputs and inputs). */
+#define MIDINT_PIPE_MAX 8
 
 /* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
  * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
 typedef struct midint_pipe_slot {
     void *dev[2];                   /* device buffers: inputs, outputs */
     size_t dev_bytes[2];
-    void *sub[MIDINT_PIPE_BUFS];    /* sub-buffers of the operands, made for `layout` */
-    size_t layout[MIDINT_PIPE_BUFS * 2]; /* offset and bytes of each operand in its buffer */
+    void *sub[MIDINT_PIPE_MAX];     /* sub-buffers of the operands, made for `layout` */
+    size_t layout[MIDINT_PIPE_MAX * 2]; /* offset and bytes of each operand in its buffer */
     void *host, *host_handle;       /* page-locked staging (inputs bytes, then outputs bytes) */
     size_t host_bytes;
 } midint_pipe_slot;
@@ -136,7 +136,6 @@ struct midint_context {
     struct midint_copy_pool *copy_pool; /* host_copy.c, started at the first large pageable copy */
     int copy_pool_tried;
     size_t test_fail_chunk;         /* test hook MIDINT_TEST_FAIL_CHUNK: this chunk (from 1) of a host call fails */
-    midint_staging_buf expr_stage[MIDINT_EXPR_MAX_IO]; /* midint_expr's host path: its outputs, then inputs */
     midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */

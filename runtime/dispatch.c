@@ -144,7 +144,7 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
 
 /* Fused expressions (op codes from MIDINT_OP_EXPR0): one-block classical kernels only; the generator keeps one
  * region size and limb per expression (constraint expr_region_size), so the rule weighs the block and idle threads. */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 static const default_rule *rule_of(midint_op op)
 {

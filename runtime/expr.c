@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
+#include "ops.h"
 
 size_t midint_expr_count(void)
 {
@@ -50,12 +50,6 @@ typedef struct expr_call {
     void *io[MIDINT_EXPR_MAX_IO];
     size_t bytes[MIDINT_EXPR_MAX_IO]; /* of each buffer for the whole batch */
 } expr_call;
-
-static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
-{
-    uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return x < y + qn && y < x + pn;
-}
 
 /* The name of buffer i of the call ("output r", "input a"), for messages. */
 static const char *io_name(const midint_expr_desc *d, size_t i, char *buf, size_t len)
@@ -130,7 +124,7 @@ static midint_status check_expr(midint_context *ctx, const char *fn, const char 
     for (size_t j = 0; j < nout; j++)
         for (size_t i = j + 1; i < c->nio; i++) {
             int same = c->io[i] == c->io[j];
-            int overlap = identity_only ? same : ranges_overlap(c->io[j], c->bytes[j], c->io[i], c->bytes[i]);
+            int overlap = identity_only ? same : midint_ranges_overlap(c->io[j], c->bytes[j], c->io[i], c->bytes[i]);
             if (overlap && !(i >= nout && same && d->output_words[j] == 1))
                 return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s%s", fn, io_name(d, j, b1, sizeof b1),
                                    io_name(d, i, b2, sizeof b2), i < nout ? "" : d->output_words[j] == 1 ?
@@ -157,19 +151,6 @@ static midint_status launch_expr(midint_context *ctx, const midint_variant *v, c
     return ctx->ops->launch(ctx, &midint_kernels[v->kernel], &l, stream);
 }
 
-/* MIDINT_TEST_CORRUPT (the tuner's tests): flip a bit of the first word of output 0 of the planted variant. */
-static midint_status spoil_if_planted(midint_context *ctx, const midint_variant *v, void *out, void *stream)
-{
-    uint32_t w;
-    midint_status st;
-    if (v != ctx->corrupt)
-        return MIDINT_OK;
-    if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK || (st = ctx->ops->download(ctx, &w, out, 4)) != MIDINT_OK)
-        return st;
-    w ^= 1u;
-    return ctx->ops->upload(ctx, out, &w, 4);
-}
-
 midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
                                  void *const *outputs, size_t ninputs, const void *const *inputs, void *stream)
 {
@@ -186,58 +167,56 @@ midint_status midint_expr_device(midint_context *ctx, const char *name, size_t c
         vec = vec && ctx->ops->aligned16(c.io[i]);
     if ((st = launch_expr(ctx, v, &c, bits / 32, count, c.io, vec, stream)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return spoil_if_planted(ctx, v, c.io[0], stream);
+    return midint_spoil_if_planted(ctx, v, c.io[0], stream);
 }
 
-/* The host path: per chunk, upload the inputs, run, download the outputs (outputs are written only after the
- * chunk's inputs were read, so in-place calls are safe). Chunks keep the device copies within the staging cap. */
+/* A chunk of an expression on the pipeline's device buffers (inputs, then outputs) in the kernel's io order
+ * (outputs, then inputs). */
+typedef struct expr_run {
+    const midint_variant *v;
+    const expr_call *c;
+} expr_run;
+
+static midint_status run_expr(midint_context *ctx, void *arg, void *const *dev, size_t first, size_t m, void *stream)
+{
+    const expr_run *e = arg;
+    size_t nout = e->c->d->noutputs, nin = e->c->nio - nout;
+    void *io[MIDINT_EXPR_MAX_IO];
+    (void)first;
+    for (size_t j = 0; j < nout; j++)
+        io[j] = dev[nin + j];
+    for (size_t i = 0; i < nin; i++)
+        io[nout + i] = dev[i];
+    midint_status st = launch_expr(ctx, e->v, e->c, e->c->bits / 32, m, io, e->c->bits / 32 % 4 == 0, stream);
+    return st != MIDINT_OK ? st : midint_spoil_if_planted(ctx, e->v, io[0], stream);
+}
+
+/* The host path: the pipeline of the built-in operations (host_path.c), chunks within the staging cap. */
 midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
                           void *const *outputs, size_t ninputs, const void *const *inputs)
 {
     const char *fn = "midint_expr";
     expr_call c;
-    const midint_variant *v = NULL;
+    expr_run e = {NULL, &c};
     midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 0, &c);
     if (st != MIDINT_OK)
         return st;
-    if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &v)) != MIDINT_OK)
+    if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &e.v)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    uint32_t n = bits / 32;
-    size_t per = 0;
-    for (size_t i = 0; i < c.nio; i++)
-        per += c.bytes[i] / count;
-    size_t chunk = ctx->staging_bytes / per;
-    chunk = chunk == 0 ? 1 : chunk > count ? count : chunk;
-    void *dev[MIDINT_EXPR_MAX_IO];
-    for (size_t i = 0; i < c.nio; i++) {
-        midint_staging_buf *s = &ctx->expr_stage[i];
-        size_t need = chunk * (c.bytes[i] / count);
-        if (need > s->bytes) { /* grow (contents are not kept) */
-            void *p = NULL;
-            if ((st = ctx->ops->alloc(ctx, need, &p)) != MIDINT_OK)
-                return midint_fail(ctx, st, "%s: allocating staging for %zu instances: %s", fn, chunk, ctx->msg);
-            if (s->buf)
-                ctx->ops->free(ctx, s->buf);
-            s->buf = p;
-            s->bytes = need;
-        }
-        dev[i] = s->buf;
+    midint_pipe_job job = {.count = count, .nin = (unsigned)ninputs, .nout = (unsigned)noutputs, .run = run_expr,
+                           .arg = &e};
+    char names[MIDINT_EXPR_MAX_IO][48];
+    size_t in_unit = 0, unit = 0;
+    for (size_t k = 0; k < c.nio; k++) {
+        size_t i = k < ninputs ? noutputs + k : k - ninputs; /* pipeline order: inputs, then outputs */
+        job.user[k] = c.io[i];
+        job.unit[k] = c.bytes[i] / count;
+        job.name[k] = io_name(c.d, i, names[k], sizeof names[k]);
+        in_unit += k < ninputs ? job.unit[k] : 0;
+        unit += job.unit[k];
     }
-    const midint_backend_ops *ops = ctx->ops;
-    for (size_t done = 0; done < count; done += chunk) {
-        size_t m = count - done < chunk ? count - done : chunk;
-        for (size_t i = noutputs; i < c.nio && st == MIDINT_OK; i++)
-            st = ops->upload(ctx, dev[i], (const char *)c.io[i] + done * (c.bytes[i] / count), m * (c.bytes[i] / count));
-        if (st == MIDINT_OK)
-            st = launch_expr(ctx, v, &c, n, m, dev, n % 4 == 0, NULL);
-        if (st == MIDINT_OK)
-            st = spoil_if_planted(ctx, v, dev[0], NULL);
-        for (size_t j = 0; j < noutputs && st == MIDINT_OK; j++)
-            st = ops->download(ctx, (char *)c.io[j] + done * (c.bytes[j] / count), dev[j], m * (c.bytes[j] / count));
-        if (st != MIDINT_OK)
-            return midint_fail(ctx, st, "%s: %s (%zu of %zu instances were completed)", fn, ctx->msg, done, count);
-    }
-    return MIDINT_OK;
+    job.chunk = midint_pipe_chunk(ctx, in_unit, unit, count);
+    return midint_pipe_run(ctx, &job, 0, NULL, fn);
 }
 
 const char *midint_expr_selected_variant(midint_context *ctx, const char *name, unsigned bits, size_t count)

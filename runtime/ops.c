@@ -10,7 +10,7 @@ const midint_op_desc midint_op_descs[MIDINT_OP_COUNT_] = {
     [MIDINT_OP_MULLO] = {NULL, 1, 1},
 };
 
-static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
+int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
 {
     uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
     return x < y + qn && y < x + pn;
@@ -72,13 +72,13 @@ static midint_status check_call(midint_context *ctx, const midint_call *c, const
     }
     for (int k = 0; k < 2; k++) {
         const void *x = k ? c->b : c->a;
-        if (ranges_overlap(c->r, r_bytes, x, in_bytes) && !(d->in_place && c->r == x))
+        if (midint_ranges_overlap(c->r, r_bytes, x, in_bytes) && !(d->in_place && c->r == x))
             return midint_fail(ctx, MIDINT_ERR_OVERLAP, d->in_place
                                ? "%s: r overlaps %s without being the same buffer (only exact in-place use is supported)"
                                : "%s: r overlaps %s (the full product cannot be computed in place)", fn, k ? "b" : "a");
     }
-    if (c->aux && (ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) || ranges_overlap(c->aux, aux_bytes, c->a,
-                   in_bytes) || ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
+    if (c->aux && (midint_ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) || midint_ranges_overlap(c->aux, aux_bytes, c->a,
+                   in_bytes) || midint_ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
         return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps r, a or b", fn, d->aux_name);
     return MIDINT_OK;
 }

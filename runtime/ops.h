@@ -32,12 +32,35 @@ midint_status midint_begin_call(midint_context *ctx, const midint_call *c, const
 /* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
 midint_status midint_spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream);
 
-/* Instances per chunk of the host path (host_path.c). */
+/* A batch through the host path's pipeline (host_path.c): operands [0, nin) are inputs, [nin, nin + nout)
+ * outputs, each with the caller's memory, its bytes per instance and a name for messages; `run` enqueues the
+ * kernels of instances [first, first + m) on `stream`, reading and writing the operands' device sub-buffers
+ * (`dev`, in the same order). */
+typedef struct midint_pipe_job {
+    size_t count, chunk;
+    unsigned nin, nout;
+    char *user[MIDINT_PIPE_MAX];
+    size_t unit[MIDINT_PIPE_MAX];
+    const char *name[MIDINT_PIPE_MAX];
+    midint_status (*run)(midint_context *ctx, void *arg, void *const *dev, size_t first, size_t m, void *stream);
+    void *arg;
+} midint_pipe_job;
+
+/* Instances per chunk for `in_unit` input bytes and `unit` bytes in all per instance. */
+size_t midint_pipe_chunk(const midint_context *ctx, size_t in_unit, size_t unit, size_t count);
+
+/* Run a job: synchronous (r complete on return; stream ignored) or asynchronous (enqueued after the work on
+ * `stream`, which waits for it; every operand page-locked). Arguments were checked; `fn` names the API call. */
+midint_status midint_pipe_run(midint_context *ctx, const midint_pipe_job *job, int async, void *stream, const char *fn);
+
+/* Instances per chunk of a built-in operation's host call. */
 size_t midint_host_chunk(const midint_context *ctx, const midint_call *c);
 
-/* The host path: synchronous (stream ignored; r complete on return) or asynchronous (enqueued after the work
- * on `stream`, which waits for it; every buffer page-locked). */
+/* A built-in operation's host call: checks, dispatch and plan, then the pipeline. */
 midint_status midint_host_run(midint_context *ctx, const midint_call *c, int async, void *stream, const char *fn);
+
+/* Whether [p, p + pn) and [q, q + qn) overlap. */
+int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn);
 
 /* Release the host path's buffers (at close). */
 void midint_host_path_free(midint_context *ctx);
