@@ -69,7 +69,21 @@ PROTOTYPES = {
     "midint_set_staging_bytes": (c_int, [c_void_p, c_size_t]),
     "midint_workspace_size": (c_int, [c_void_p, c_int, c_uint, c_size_t, c_size_t_p]),
     "midint_set_workspace_bytes": (c_int, [c_void_p, c_size_t]),
+    # fused expressions (docs/expressions.md): outputs and inputs as arrays of pointers
+    "midint_expr_count": (c_size_t, []),
+    "midint_expr_info": (c_void_p, [c_size_t]),
+    "midint_expr_max_bits": (c_uint, [c_void_p, c_char_p]),
+    "midint_expr": (c_int, [c_void_p, c_char_p, c_size_t, c_uint, c_size_t, c_void_p, c_size_t, c_void_p]),
+    "midint_expr_device": (c_int, [c_void_p, c_char_p, c_size_t, c_uint, c_size_t, c_void_p, c_size_t, c_void_p,
+                                   c_void_p]),
 }
+
+
+class ExprDesc(ctypes.Structure):
+    """midint_expr_desc (runtime/midint.h): one generated expression."""
+    _fields_ = [("name", c_char_p), ("ninputs", c_uint), ("noutputs", c_uint),
+                ("inputs", ctypes.POINTER(c_char_p)), ("outputs", ctypes.POINTER(c_char_p)),
+                ("output_words", ctypes.POINTER(c_uint)), ("program", c_char_p)]
 
 _lock = threading.Lock()
 _lib = None

@@ -18,6 +18,17 @@ BACKEND_NAMES = {1: "cuda", 2: "opencl"}
 
 
 @dataclass(frozen=True)
+class Expression:
+    """A generated fused expression: its input and output names, result words per operand word of each output
+    (2: a full product) and its program (the steps the kernel runs)."""
+    name: str
+    inputs: tuple
+    outputs: tuple
+    output_words: tuple
+    program: str
+
+
+@dataclass(frozen=True)
 class OpSpec:
     """One operation as the binding sees it: every operation runs through Context._run with its row.
     A fused expression (issue 12) becomes one more row: its own operand count and C functions."""
@@ -359,6 +370,66 @@ class Context:
     def mullo(self, a, b, bits=None, *, out=None, stream=None):
         """The low half a * b mod 2^bits per instance."""
         return self._run(OPS["mullo"], (a, b), bits, out, False, stream)
+
+    # ---- fused expressions (docs/expressions.md) ----
+    def expressions(self):
+        """The generated expressions: {name: Expression(name, inputs, outputs, output_words, program)}."""
+        out = {}
+        for i in range(self._lib.midint_expr_count()):
+            d = ctypes.cast(self._lib.midint_expr_info(i), ctypes.POINTER(_lib.ExprDesc)).contents
+            name = d.name.decode()
+            out[name] = Expression(name, tuple(d.inputs[k].decode() for k in range(d.ninputs)),
+                                   tuple(d.outputs[k].decode() for k in range(d.noutputs)),
+                                   tuple(d.output_words[k] for k in range(d.noutputs)), d.program.decode())
+        return out
+
+    def expr(self, name, *inputs, bits=None, stream=None):
+        """Evaluate the generated expression `name` on its inputs (in the order of its input names), all of one
+        kind (lists of ints, NumPy arrays, CUDA arrays, DeviceArrays) and length; returns its outputs (one, or a
+        tuple in the order of its output names) in that kind. Outputs of full products are twice as wide."""
+        e = self.expressions().get(name)
+        if e is None:
+            raise value_error(f"no expression {name!r} was generated (these were: {', '.join(self.expressions())}; "
+                              f"make gen EXPRS=...)")
+        if len(inputs) != len(e.inputs):
+            raise value_error(f"expression {name} takes {len(e.inputs)} inputs ({', '.join(e.inputs)}); "
+                              f"{len(inputs)} given", "MIDINT_ERR_INVALID_ARGUMENT")
+        if self._h is None:
+            raise value_error("the midint context is closed")
+        ins = [self._operand(x, n) for x, n in zip(inputs, e.inputs)]
+        kind, count = ins[0].kind, ins[0].count
+        if any(o.kind != kind for o in ins):
+            raise type_error(f"expr {name}: inputs of different kinds; pass them all as one kind")
+        if any(o.count != count for o in ins):
+            raise value_error(f"expr {name}: inputs of different lengths", "MIDINT_ERR_INVALID_COUNT")
+        if kind == "ints":
+            if bits is None:
+                raise value_error(f"expr {name}: bits= is required with lists of ints", "MIDINT_ERR_INVALID_BITS")
+            _bits_arg(bits)
+            ins = [_numpy_operand(ints_to_limbs(o.obj, bits, n), n) for o, n in zip(ins, e.inputs)]
+        else:
+            words = ins[0].words
+            if any(o.words != words for o in ins) or (bits is not None and bits != 32 * words):
+                raise value_error(f"expr {name}: the inputs hold {[o.words for o in ins]} words per integer; they "
+                                  f"must all hold bits/32", "MIDINT_ERR_INVALID_BITS")
+            bits = 32 * words
+            _bits_arg(bits)
+        host = kind in ("ints", "numpy")
+        alloc = (lambda shape: np.empty(shape, np.uint32)) if host else self._device_alloc(kind)
+        outs = [alloc((count, w * bits // 32)) for w in e.output_words]
+        if count:
+            optr = (ctypes.c_void_p * len(outs))(*[o.ctypes.data if host else _device_ptr(o) for o in outs])
+            iptr = (ctypes.c_void_p * len(ins))(*[o.ptr for o in ins])
+            args = [self._h, name.encode(), count, bits, len(outs), optr, len(ins), iptr]
+            if host:
+                self._call(self._lib.midint_expr, *args)
+            else:
+                self._call(self._lib.midint_expr_device, *args, _stream_ptr(stream))
+        if kind == "ints":
+            outs = [limbs_to_ints(o) for o in outs]
+        elif kind == "cuda":
+            outs = [_like(ins[0].obj, o) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     # ---- the one path every operation takes ----
     def _operand(self, x, name, writable=False):
