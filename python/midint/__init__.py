@@ -31,11 +31,12 @@ def variants():
 
 
 def generated_sizes(backend=None):
-    """{op: sorted sizes in bits generated for it} (for one backend, or any). Any multiple of 32 up to the largest
-    works; the generated sizes are the fast ones."""
+    """{op: sorted sizes in bits generated for it} (for one backend, or any); fused expressions appear as
+    expr_NAME. Any multiple of 32 up to the largest works; the generated sizes are the fast ones."""
     out = {}
     for name in variants():
         fields = name.split("_")
+        op = "_".join(fields[:2]) if fields[0] == "expr" else fields[0]   # expr_poly_2048_u64_..._cuda
         if backend is None or fields[-1] == backend:
-            out.setdefault(fields[0], set()).add(int(fields[1]))
+            out.setdefault(op, set()).add(int(fields[len(op.split("_"))]))
     return {op: sorted(s) for op, s in out.items()}

@@ -48,6 +48,9 @@ def main(argv=None):
         print(f"\ngenerated sizes ({ctx.backend}; any multiple of 32 up to the largest works):")
         for op in OPS:
             print(f"  {op:6} up to {ctx.max_bits(op):>10} bits: {' '.join(map(str, sizes.get(op, [])))}")
+        for name, e in ctx.expressions().items():
+            print(f"  expr {name}({', '.join(e.inputs)}) -> {', '.join(e.outputs)}: "
+                  f"{' '.join(map(str, sizes.get('expr_' + name, [])))}")
         print(f"\ndispatch at {args.words} words per operand:")
         print(f"  {'op':6} {'bits':>10} {'count':>10}  variant")
         for op in OPS:
