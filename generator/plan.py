@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint, families_for
+from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint, families_for, family_of
 
 
 class PlanError(ValueError):
@@ -48,8 +48,11 @@ def variants_for(op: str, bits: int, backend: str, keep_pruned=()) -> list:
     if legal:
         pruned = {v: sum(not c.holds(v) for c in constraints_for(v) if c.kind == "prune" and c.name not in keep_pruned)
                   for v in legal}
-        fewest = min(pruned.values())
-        return [v for v in legal if pruned[v] == fewest]
+        group = {v: family_of(v).template if family_of(v).own_fallback else "" for v in legal}
+        fewest = {}
+        for v in legal:
+            fewest[group[v]] = min(fewest.get(group[v], pruned[v]), pruned[v])
+        return [v for v in legal if pruned[v] == fewest[group[v]]]
     rules = {c.name: c.rule for c in ALL_CONSTRAINTS}
     why = "; ".join(f"{name} ({rules[name]}) rejected {n}" for name, n in rejected.most_common())
     raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large): {why}")

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import expr_plan, grid_plan, lanes_plan, ntt, ntt_plan
+from . import expr_lanes_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -48,6 +48,10 @@ class OpFamily:
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
     render_context: Callable[[Variant], dict] = lambda v: {}    # what the template needs beyond `v`
+    # the least-pruned variants kept where prune constraints would remove all (plan.variants_for) are chosen among
+    # this family's own, not among every family of the op: the fused expressions' two families are alternatives the
+    # tuner weighs, so one's unpruned variants must not remove the other's
+    own_fallback: bool = False
 
 
 def padded_words(words: int) -> int:
@@ -339,6 +343,7 @@ EXPR = OpFamily(
     qs=(2, 4, 8, 16),
     ipbs=(1, 2, 4, 8, 16, 32, 64, 128, 256),
     shared_words=lambda v: _expr_layout(v).totals,
+    own_fallback=True,
     render_context=lambda v: {"ex": _expr_layout(v), "prog": _expr_prog(v),
                               "pairs": [(f"io{j} + first * n", f"s{slot}") for j, slot in _expr_layout(v).inputs]},
     multi_instance_blocks=(128,),
@@ -362,14 +367,54 @@ EXPR = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, EXPR)
+# Fused expressions in registers (generator/expr_lanes_plan.py, templates/kernel_expr_lanes.j2): every value on the
+# L lanes x Q words of the lanes family, sums by a carry chain per lane and a ballot across lanes, products by the
+# lanes pipeline's low half, no shared memory on CUDA. The lanes family's shape constraints hold as they are.
+EXPR_LANES_MAX_LIVE_WORDS = 168
+
+
+EXPR_LANES = OpFamily(
+    ops=(),                         # expr_NAME, as EXPR
+    template="kernel_expr_lanes.j2",
+    limbs=("u32",),
+    qs=LANES.qs,
+    ipbs=LANES.ipbs,
+    lanes=LANES.lanes,
+    # OpenCL passes b's words and the finished words through local memory: Q words per thread for each
+    shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" else 0,
+    render_context=lambda v: {"prog": _expr_prog(v), "rows": lanes_plan.lanes_chains(v.q, v.lanes == 1),
+                              "seg_masks": lanes_plan.segment_masks},
+    multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
+    own_fallback=True,
+    constraints=(
+        Constraint("expr_lanes_ops", "the expression's steps are +, -, * (mod 2^bits) and constants: full products "
+                   "(mulw, sqrw) and their zero-extensions make double-width values, which the L x Q layout of one "
+                   "width does not hold (the shared-memory family EXPR serves them)",
+                   lambda v: expr_lanes_plan.supported(_expr_prog(v))),
+    )
+    + tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q"))
+    + (
+        Constraint("expr_lanes_shape", "lanes of one warp (the sums' ballots and the pipeline's shuffles stay in it)",
+                   lambda v: not v.across),
+        Constraint("expr_lanes_registers", f"a lane keeps at most {EXPR_LANES_MAX_LIVE_WORDS} words live: the live "
+                   "values x Q, and during a product the pipeline's 7 Q + 1 (expr_lanes_plan.live_words; about 160 of "
+                   "the 255 registers a thread may have, rounded up so that poly fits at Q = 16 with 161)",
+                   lambda v: expr_lanes_plan.live_words(_expr_prog(v), v.q) <= EXPR_LANES_MAX_LIVE_WORDS, "prune"),
+        Constraint("expr_lanes_max_bits", f"at most {LANES_MAX_BITS} bits (the lanes family's range; beyond, a "
+                   "product's NTT is faster even as separate calls, and sums only are the add scan's)",
+                   lambda v: v.bits <= LANES_MAX_BITS),
+    )
+    + tuple(c for c in LANES.constraints if c.name in ("lanes_block", "lanes_min_q")),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, EXPR, EXPR_LANES)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def families_for(op: str) -> tuple:
     """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
     if op.startswith(EXPR_PREFIX):
-        return (EXPR,) if op in expr_plan.PROGRAMS else ()
+        return (EXPR, EXPR_LANES) if op in expr_plan.PROGRAMS else ()
     return OPS.get(op, ())
 
 
