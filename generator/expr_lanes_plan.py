@@ -38,3 +38,15 @@ def live_words(p: Program, q: int) -> int:
     a program without steps holds its inputs)."""
     used = len(p.last_uses())
     return max([step_words(p, i, q) for i in range(len(p.steps))] + [used * q])
+
+
+# The pipeline's steps are unrolled (the window moves become register renaming, as in kernel_mul_lanes.j2) only on
+# this many lanes at most; beyond, a loop. ptxas 12 (sm_90), poly: unrolled, 200 registers at 2048 bits (Q = 8, 8
+# lanes), 255 with 120 to 812 bytes of spills at 4096 and 8192 bits, 6060 bytes at 8192 bits with Q = 16 (it hoists
+# the shuffles of the unrolled steps of several products); as a loop 80 (Q = 8) and 154 (Q = 16) registers without
+# spills at every size, as live_words counts. On 1 or 2 lanes the unrolled poly keeps 94 (Q = 8) and 123 (Q = 16).
+UNROLL_MAX_LANES = 2
+
+
+def unroll_steps(lanes: int) -> bool:
+    return lanes <= UNROLL_MAX_LANES

@@ -32,8 +32,10 @@ def test_size_range_is_a_constraint_row():
 
 def test_products_use_u64_regions_of_8_limbs():
     register("poly")
-    vs = [v for v in plan([2048, 8192], ops=["expr_poly"], backends=["cuda"])]
-    assert vs and all(v.limb == "u64" and v.q == 16 for v in vs)   # mullo regions of Q/2 = 8 limbs
+    vs = plan([2048, 8192], ops=["expr_poly"], backends=["cuda"])
+    shared = [v for v in vs if v.lanes is None]     # the shared-memory family; EXPR_LANES: tests/test_expr_lanes_plan.py
+    assert shared and all(v.limb == "u64" and v.q == 16 for v in shared)   # mullo regions of Q/2 = 8 limbs
+    assert {v.bits for v in vs if v.lanes is not None} == {2048, 8192}
 
 
 def test_slots_follow_lifetimes():
