@@ -142,9 +142,17 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 1},
 };
 
-/* Fused expressions (op codes from MIDINT_OP_EXPR0): one-block classical kernels only; the generator keeps one
- * region size and limb per expression (constraint expr_region_size), so the rule weighs the block and idle threads. */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+/* Fused expressions (op codes from MIDINT_OP_EXPR0): the shared-memory family keeps one region size and limb per
+ * expression (constraint expr_region_size), so the rule weighs the block and idle threads. The register-resident
+ * family (EXPR_LANES, _wL) first up to 4096 bits from 16 instances, as for mul and mullo; not yet measured, argued
+ * per product: its products run mullo's _wL pipeline (Q^2 IMAD.WIDE per lane and step), plus per step Q shuffles
+ * (lane s takes block s) and, beyond 2 lanes, about 4Q moves (the steps as a loop), at most +25% (Q = 8) and +12%
+ * (Q = 16) beside the multiply-adds; mullo _wL ran 1.4-2.2x the classical mullo at 512-4096 bits (H200), which the
+ * shared-memory family's products are (21521/11707, 8285/3789, 1993/1241, 471/335 M/s), with its barriers and
+ * shared-memory traffic besides. At 8192 bits _wL mullo was not measured apart (the best lanes mullo, _xL, ran 118
+ * against 86, 1.37x): too close to argue, the tuner decides. Among lanes variants w_chunk 0 leaves ties to the
+ * registry's order, Q = 8 first (80 registers for poly against 154 at Q = 16). */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 4096, 16, 16, 2, 0, 0};
 
 static const default_rule *rule_of(midint_op op)
 {
