@@ -40,13 +40,14 @@ def live_words(p: Program, q: int) -> int:
     return max([step_words(p, i, q) for i in range(len(p.steps))] + [used * q])
 
 
-# The pipeline's steps are unrolled (the window moves become register renaming, as in kernel_mul_lanes.j2) only on
-# this many lanes at most; beyond, a loop. ptxas 12 (sm_90), poly: unrolled, 200 registers at 2048 bits (Q = 8, 8
-# lanes), 255 with 120 to 812 bytes of spills at 4096 and 8192 bits, 6060 bytes at 8192 bits with Q = 16 (it hoists
-# the shuffles of the unrolled steps of several products); as a loop 80 (Q = 8) and 154 (Q = 16) registers without
-# spills at every size, as live_words counts. On 1 or 2 lanes the unrolled poly keeps 94 (Q = 8) and 123 (Q = 16).
-UNROLL_MAX_LANES = 2
+# The pipeline's steps are unrolled (the window moves become register renaming, as in kernel_mul_lanes.j2) only where
+# the lanes hold at most UNROLL_MAX_WORDS words of a value (L Q); beyond, a loop. ptxas 12 (sm_90), poly: unrolled,
+# 200 registers at 2048 bits (Q = 8, 8 lanes), 208 at 1024 bits (Q = 16, 2 lanes), 255 with 120 to 812 bytes of
+# spills at 4096 and 8192 bits, 6060 bytes at 8192 bits with Q = 16 (it hoists the shuffles of the unrolled steps of
+# several products); as a loop 80 (Q = 8) and 154 (Q = 16) registers without spills at every size, as live_words
+# counts. Unrolled, 512 bits keep 94 (Q = 8, 2 lanes) and 123 (Q = 16, 1 lane: one step).
+UNROLL_MAX_WORDS = 16
 
 
-def unroll_steps(lanes: int) -> bool:
-    return lanes <= UNROLL_MAX_LANES
+def unroll_steps(lanes: int, q: int) -> bool:
+    return lanes * q <= UNROLL_MAX_WORDS
