@@ -19,22 +19,12 @@ from generator.lanes_plan import segment_masks  # noqa: E402
 from generator.variant import Variant  # noqa: E402
 from test_lanes_plan import lane_product  # noqa: E402
 
-MASK = (1 << 32) - 1
-WARP = 32
+from test_lanes_karatsuba import MASK, WARP, add_words, ballot  # noqa: E402  (the warp model's primitives)
 
 
 def chain(x, y, cin=0):
     """x + y + cin over one lane's Q words, as the template's add_cc / addc_cc chain: (words, carry out)."""
-    out, c = [], cin
-    for u, v in zip(x, y):
-        s = u + v + c
-        out.append(s & MASK)
-        c = s >> 32
-    return out, c
-
-
-def ballot(bits):
-    return sum(1 << i for i, b in enumerate(bits) if b)
+    return add_words(x, y, cin)
 
 
 def carry_ins(g, p, sub, lanes, resolve=True):
