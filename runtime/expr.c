@@ -191,11 +191,12 @@ static midint_status run_expr(midint_context *ctx, void *arg, void *const *dev, 
     return st != MIDINT_OK ? st : midint_spoil_if_planted(ctx, e->v, io[0], stream);
 }
 
-/* The host path: the pipeline of the built-in operations (host_path.c), chunks within the staging cap. */
-midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
-                          void *const *outputs, size_t ninputs, const void *const *inputs)
+/* The host path: the pipeline of the built-in operations (host_path.c), chunks within the staging cap;
+ * synchronous, or asynchronous on `stream` (every buffer page-locked). */
+static midint_status expr_host(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                               void *const *outputs, size_t ninputs, const void *const *inputs, int async,
+                               void *stream, const char *fn)
 {
-    const char *fn = "midint_expr";
     expr_call c;
     expr_run e = {NULL, &c};
     midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 0, &c);
@@ -216,7 +217,19 @@ midint_status midint_expr(midint_context *ctx, const char *name, size_t count, u
         unit += job.unit[k];
     }
     job.chunk = midint_pipe_chunk(ctx, in_unit, unit, count);
-    return midint_pipe_run(ctx, &job, 0, NULL, fn);
+    return midint_pipe_run(ctx, &job, async, stream, fn);
+}
+
+midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                          void *const *outputs, size_t ninputs, const void *const *inputs)
+{
+    return expr_host(ctx, name, count, bits, noutputs, outputs, ninputs, inputs, 0, NULL, "midint_expr");
+}
+
+midint_status midint_expr_async(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                                void *const *outputs, size_t ninputs, const void *const *inputs, void *stream)
+{
+    return expr_host(ctx, name, count, bits, noutputs, outputs, ninputs, inputs, 1, stream, "midint_expr_async");
 }
 
 const char *midint_expr_selected_variant(midint_context *ctx, const char *name, unsigned bits, size_t count)

@@ -271,6 +271,11 @@ unsigned midint_expr_max_bits(const midint_context *ctx, const char *name);
 midint_status midint_expr(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
                           void *const *outputs, size_t ninputs, const void *const *inputs);
 
+/* The same on page-locked host buffers, asynchronously: as midint_add_async and the others (every buffer from
+ * midint_host_alloc or, on CUDA, the caller's page-locked memory; enqueue only, after the work on `stream`). */
+midint_status midint_expr_async(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
+                                void *const *outputs, size_t ninputs, const void *const *inputs, void *stream);
+
 /* The same on device buffers (device pointers on CUDA, cl_mem on OpenCL); enqueue only, on `stream` as for the
  * other *_device calls. */
 midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,

@@ -65,14 +65,16 @@ def test_expression_variants(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_expression_dispatch_and_chunks(backend):
     """Without a forced variant (the default rule) and with a staging cap of a few instances, so the host path runs
-    several chunks; sizes between the generated ones."""
+    several chunks, synchronously and asynchronously (midint_expr_async on page-locked memory); sizes between the
+    generated ones."""
     require_backend(backend)
     vs = expr_variants(backend)
     cases = []
     for op in sorted({v["op"] for v in vs}):
         sizes = sorted({v["bits"] for v in vs if v["op"] == op})
         name = op[len("expr_"):]
-        cases += [f"{name} {sizes[-1]} 37 mixed 7 host none", f"{name} {max(32, sizes[0] - 64)} 9 mixed 8 host inplace"]
+        cases += [f"{name} {sizes[-1]} 37 mixed 7 host none", f"{name} {max(32, sizes[0] - 64)} 9 mixed 8 host inplace",
+                  f"{name} {sizes[-1]} 23 mixed 9 async none", f"{name} {sizes[0]} 11 runs 10 async inplace"]
     proc = run(["--backend", backend, "--staging", str(6 * 4 * 4 * 8192 // 32 * 4)], cases)
     assert_all_ok(proc, cases)
 

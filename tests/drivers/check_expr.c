@@ -3,7 +3,8 @@
  *
  * Usage: check_expr --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--probe] [--list]
  * Cases come on stdin, one per line: "name bits count pattern seed api alias"
- *   api: host|device   alias: none|inplace (output 0 is the same buffer as input 0)
+ *   api: host|async (host buffers from midint_host_alloc, midint_expr_async, then midint_synchronize)|device
+ *   alias: none|inplace (output 0 is the same buffer as input 0)
  * Inputs 2k and 2k+1 are filled as the a and b of the other drivers' patterns (seed + k). Output: "ok <case>" or
  * "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails, 2 on a usage or setup error, 3 from
  * --probe when the backend is unavailable. --list prints each expression: name, inputs, outputs, program. */
@@ -24,6 +25,21 @@ typedef struct test_case {
     uint64_t seed;
 } test_case;
 
+/* Host memory of a case: page-locked (midint_host_alloc) for the asynchronous calls, else malloc. */
+static void *host_mem(midint_context *ctx, int locked, size_t bytes)
+{
+    void *p = NULL;
+    return !locked ? malloc(bytes) : midint_host_alloc(ctx, bytes, &p) == MIDINT_OK ? p : NULL;
+}
+
+static void host_mem_free(midint_context *ctx, int locked, void *p)
+{
+    if (locked)
+        midint_host_free(ctx, p);
+    else
+        free(p);
+}
+
 static int run_case(midint_context *ctx, const test_case *c, const char *variant)
 {
     const midint_expr_desc *d = midint_expr_find(c->name);
@@ -33,10 +49,10 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
     }
     unsigned n = c->bits / 32, nin = d->ninputs, nout = d->noutputs;
     uint32_t *in[MAX_IO] = {0}, *saved[MAX_IO] = {0}, *out[MAX_IO] = {0}, *want[MAX_IO] = {0};
-    int ok = 1, inplace = strcmp(c->alias, "inplace") == 0;
+    int ok = 1, inplace = strcmp(c->alias, "inplace") == 0, async = strcmp(c->api, "async") == 0;
     char why[256] = "";
     for (unsigned i = 0; i < nin; i++) {
-        in[i] = malloc(c->count * n * 4);
+        in[i] = host_mem(ctx, async, c->count * n * 4);
         saved[i] = malloc(c->count * n * 4);
     }
     for (unsigned i = 0; i < nin; i += 2) {
@@ -52,7 +68,7 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
         memcpy(saved[i], in[i], c->count * n * 4);
     for (unsigned j = 0; j < nout; j++) {
         size_t words = c->count * n * d->output_words[j];
-        out[j] = inplace && j == 0 ? in[0] : malloc(words * 4);
+        out[j] = inplace && j == 0 ? in[0] : host_mem(ctx, async, words * 4);
         want[j] = malloc((size_t)n * d->output_words[j] * 4);
         if (!(inplace && j == 0))
             for (size_t k = 0; k < words; k++)
@@ -67,6 +83,11 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
         st = midint_force_variant(ctx, variant);
     if (ok && st == MIDINT_OK && strcmp(c->api, "host") == 0) {
         st = midint_expr(ctx, c->name, c->count, c->bits, nout, (void *const *)out, nin, (const void *const *)in);
+    } else if (ok && st == MIDINT_OK && async) {
+        st = midint_expr_async(ctx, c->name, c->count, c->bits, nout, (void *const *)out, nin,
+                               (const void *const *)in, NULL);
+        if (st == MIDINT_OK)
+            st = midint_synchronize(ctx, NULL);
     } else if (ok && st == MIDINT_OK) {
         void *dev[MAX_IO] = {0}; /* outputs, then inputs; in place: output 0 is input 0's buffer */
         for (unsigned i = 0; i < nout + nin && st == MIDINT_OK; i++) {
@@ -116,12 +137,12 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
     printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
            (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
     for (unsigned i = 0; i < nin; i++) {
-        free(in[i]);
+        host_mem_free(ctx, async, in[i]);
         free(saved[i]);
     }
     for (unsigned j = 0; j < nout; j++) {
         if (!(inplace && j == 0))
-            free(out[j]);
+            host_mem_free(ctx, async, out[j]);
         free(want[j]);
     }
     return ok;

@@ -99,6 +99,7 @@ static void t_out1_is_out0(void **o, const void **in) { (void)in; o[1] = o[0]; }
 
 #define CHECKS(X)                                                                                                      \
     X(listing) X(find) X(max_bits_unknown) X(null_ctx) X(null_name) X(unknown_name) X(wrong_inputs) X(wrong_outputs)  \
+    X(async_pageable_refused)                                                                                        \
     X(null_outputs_array) X(null_inputs_array) X(null_output) X(null_input) X(count_0) X(bits_0) X(bits_33)            \
     X(bits_above_max) X(overlap_output_input_plus_1) X(in_place_output_is_input) X(in_place_output_is_last_input)      \
     X(overlap_outputs) X(same_outputs) X(wide_output_in_place_refused) X(device_null_output) X(device_bits_above_max)  \
@@ -157,6 +158,19 @@ static int c_wrong_outputs(void)
 {
     return expect("wrong_outputs", host_call(first, first->name, COUNT, bits, 0, first->ninputs, NULL),
                   MIDINT_ERR_INVALID_ARGUMENT, "output", "the call gives 0", first);
+}
+static int c_async_pageable_refused(void)
+{
+    void *o[8];
+    const void *in[8];
+    for (int i = 0; i < 8; i++) {
+        o[i] = hout[i];
+        in[i] = hin[i];
+    }
+    poison(first);
+    return expect("async_pageable_refused", midint_expr_async(ctx, first->name, COUNT, bits, first->noutputs, o,
+                                                              first->ninputs, in, NULL),
+                  MIDINT_ERR_INVALID_ARGUMENT, "page-locked", "midint_expr_async", first);
 }
 static int c_null_outputs_array(void)
 {
