@@ -207,16 +207,13 @@ static midint_status expr_host(midint_context *ctx, const char *name, size_t cou
     midint_pipe_job job = {.count = count, .nin = (unsigned)ninputs, .nout = (unsigned)noutputs, .run = run_expr,
                            .arg = &e};
     char names[MIDINT_EXPR_MAX_IO][48];
-    size_t in_unit = 0, unit = 0;
     for (size_t k = 0; k < c.nio; k++) {
         size_t i = k < ninputs ? noutputs + k : k - ninputs; /* pipeline order: inputs, then outputs */
         job.user[k] = c.io[i];
         job.unit[k] = c.bytes[i] / count;
         job.name[k] = io_name(c.d, i, names[k], sizeof names[k]);
-        in_unit += k < ninputs ? job.unit[k] : 0;
-        unit += job.unit[k];
     }
-    job.chunk = midint_pipe_chunk(ctx, in_unit, unit, count);
+    job.chunk = midint_pipe_chunk(ctx, &job);
     return midint_pipe_run(ctx, &job, async, stream, fn);
 }
 

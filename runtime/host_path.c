@@ -12,13 +12,18 @@
 #define CHUNK_MIN_IN ((size_t)1 << 20)
 #define CHUNK_SPLIT 8
 
-size_t midint_pipe_chunk(const midint_context *ctx, size_t in_unit, size_t unit, size_t count)
+size_t midint_pipe_chunk(const midint_context *ctx, const midint_pipe_job *job)
 {
-    size_t target = in_unit * count / CHUNK_SPLIT;
+    size_t in_unit = 0, unit = 0;
+    for (unsigned k = 0; k < job->nin + job->nout; k++) {
+        in_unit += k < job->nin ? job->unit[k] : 0;
+        unit += job->unit[k];
+    }
+    size_t target = in_unit * job->count / CHUNK_SPLIT;
     target = target < CHUNK_MIN_IN ? CHUNK_MIN_IN : target > CHUNK_MAX_IN ? CHUNK_MAX_IN : target;
     size_t chunk = target / (in_unit ? in_unit : 1), cap = ctx->staging_bytes / MIDINT_PIPE_SLOTS / unit;
     chunk = chunk > cap ? cap : chunk; /* the cap covers all slots */
-    return chunk == 0 ? 1 : chunk > count ? count : chunk;
+    return chunk == 0 ? 1 : chunk > job->count ? job->count : chunk;
 }
 
 /* Whether [p, p + bytes) is page-locked: inside one of the context's midint_host_alloc blocks, or so by the backend. */
@@ -321,18 +326,20 @@ midint_status midint_pipe_run(midint_context *ctx, const midint_pipe_job *job, i
 
 /* ---- the built-in operations on host buffers ---- */
 
-static void op_units(const midint_call *c, size_t *in, size_t *per)
+/* The job of a built-in operation's host call (its operands a, b, then r and the carry when asked for); the
+ * chunk and the run are left to the caller. */
+static midint_pipe_job op_job(const midint_call *c)
 {
     size_t n = c->bits / 32;
-    *in = 2 * n * 4;
-    *per = *in + n * 4 * midint_op_descs[c->op].r_words_per_n + (c->aux ? 4 : 0);
+    const midint_op_desc *d = &midint_op_descs[c->op];
+    return (midint_pipe_job){c->count, 0, 2, c->aux ? 2 : 1, {(char *)c->a, (char *)c->b, c->r, c->aux},
+                             {n * 4, n * 4, n * 4 * d->r_words_per_n, 4}, {"a", "b", "r", d->aux_name}, NULL, NULL};
 }
 
 size_t midint_host_chunk(const midint_context *ctx, const midint_call *c)
 {
-    size_t in, per;
-    op_units(c, &in, &per);
-    return midint_pipe_chunk(ctx, in, per, c->count);
+    midint_pipe_job job = op_job(c);
+    return midint_pipe_chunk(ctx, &job);
 }
 
 typedef struct op_run {
@@ -360,11 +367,10 @@ midint_status midint_host_run(midint_context *ctx, const midint_call *c, int asy
     midint_status st = midint_begin_call(ctx, c, fn, 0, &o.plan, &o.tables);
     if (st != MIDINT_OK)
         return st;
-    size_t n = c->bits / 32;
-    midint_pipe_job job = {c->count, o.plan.count, 2, c->aux ? 2 : 1,
-                           {(char *)c->a, (char *)c->b, c->r, c->aux},
-                           {n * 4, n * 4, n * 4 * midint_op_descs[c->op].r_words_per_n, 4},
-                           {"a", "b", "r", midint_op_descs[c->op].aux_name}, run_op, &o};
+    midint_pipe_job job = op_job(c);
+    job.chunk = o.plan.count; /* the plan was made for midint_host_chunk's chunk */
+    job.run = run_op;
+    job.arg = &o;
     return midint_pipe_run(ctx, &job, async, stream, fn);
 }
 

@@ -1,4 +1,5 @@
-/* ops.c — the batched operations: argument checks, then the host path (copy, chunk) or the device path. */
+/* ops.c — the batched operations: argument checks and dispatch, the device path, and the API entry points (the host
+ * path's pipeline is host_path.c). */
 #include <stdint.h>
 
 #include "ops.h"
@@ -77,8 +78,9 @@ static midint_status check_call(midint_context *ctx, const midint_call *c, const
                                ? "%s: r overlaps %s without being the same buffer (only exact in-place use is supported)"
                                : "%s: r overlaps %s (the full product cannot be computed in place)", fn, k ? "b" : "a");
     }
-    if (c->aux && (midint_ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) || midint_ranges_overlap(c->aux, aux_bytes, c->a,
-                   in_bytes) || midint_ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
+    if (c->aux && (midint_ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) ||
+                   midint_ranges_overlap(c->aux, aux_bytes, c->a, in_bytes) ||
+                   midint_ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
         return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps r, a or b", fn, d->aux_name);
     return MIDINT_OK;
 }
@@ -105,8 +107,8 @@ midint_status midint_begin_call(midint_context *ctx, const midint_call *c, const
     if (st != MIDINT_OK)
         return st;
     if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, &v)) != MIDINT_OK ||
-        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : midint_host_chunk(ctx, c), plan)) !=
-            MIDINT_OK ||
+        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : midint_host_chunk(ctx, c),
+                               plan)) != MIDINT_OK ||
         (v->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     return MIDINT_OK;

@@ -46,8 +46,8 @@ typedef struct midint_pipe_job {
     void *arg;
 } midint_pipe_job;
 
-/* Instances per chunk for `in_unit` input bytes and `unit` bytes in all per instance. */
-size_t midint_pipe_chunk(const midint_context *ctx, size_t in_unit, size_t unit, size_t count);
+/* Instances per chunk of a job, from its operands' bytes per instance and count. */
+size_t midint_pipe_chunk(const midint_context *ctx, const midint_pipe_job *job);
 
 /* Run a job: synchronous (r complete on return; stream ignored) or asynchronous (enqueued after the work on
  * `stream`, which waits for it; every operand page-locked). Arguments were checked; `fn` names the API call. */

@@ -74,12 +74,7 @@ void cmd_host(midint_context *ctx, const char *op_s, unsigned bits, size_t count
     double *t = malloc(sizeof(double) * (size_t)reps);
     midint_status st = a && b && r && carry && t ? MIDINT_OK : MIDINT_ERR_OUT_OF_MEMORY;
     if (st == MIDINT_OK) {
-        rng g = {0x5EED ^ bits ^ count};
-        for (size_t i = 0; i < words; i++) {
-            uint64_t x = rng_next(&g);
-            a[i] = (uint32_t)x;
-            b[i] = (uint32_t)(x >> 32);
-        }
+        fill_operands("random", 0x5EED ^ bits ^ count, count, n, a, b);
         st = host_call((midint_op)op, ctx, count, bits, r, a, b, op_has_carry((midint_op)op) ? carry : NULL);
     }
     for (int i = 0; i < reps && st == MIDINT_OK; i++) {
