@@ -9,8 +9,6 @@
 typedef struct cuda_state {
     cudaStream_t stream;          /* the host path's stream */
     cudaEvent_t start, stop;      /* for midint_time */
-    cudaEvent_t ws_done;          /* recorded after the last use of the workspace */
-    int ws_recorded;
     cudaStream_t pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
     cudaEvent_t fence[MIDINT_FENCES];
     int fence_marked[MIDINT_FENCES];
@@ -54,8 +52,7 @@ static midint_status cu_open(midint_context *ctx, int device)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
     ctx->be = s;
     int ok = (err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) == cudaSuccess &&
-             (err = cudaEventCreate(&s->start)) == cudaSuccess && (err = cudaEventCreate(&s->stop)) == cudaSuccess &&
-             (err = cudaEventCreateWithFlags(&s->ws_done, cudaEventDisableTiming)) == cudaSuccess;
+             (err = cudaEventCreate(&s->start)) == cudaSuccess && (err = cudaEventCreate(&s->stop)) == cudaSuccess;
     for (int i = 0; i < MIDINT_FENCES && ok; i++)
         ok = (err = cudaEventCreateWithFlags(&s->fence[i], cudaEventDisableTiming)) == cudaSuccess;
     if (!ok) {
@@ -75,9 +72,9 @@ static void cu_close(midint_context *ctx)
     if (!s)
         return;
     cudaSetDevice(ctx->device);
-    cudaEvent_t events[3 + MIDINT_FENCES] = {s->start, s->stop, s->ws_done};
-    memcpy(events + 3, s->fence, sizeof s->fence);
-    for (int i = 0; i < 3 + MIDINT_FENCES; i++)
+    cudaEvent_t events[2 + MIDINT_FENCES] = {s->start, s->stop};
+    memcpy(events + 2, s->fence, sizeof s->fence);
+    for (int i = 0; i < 2 + MIDINT_FENCES; i++)
         if (events[i])
             cudaEventDestroy(events[i]);
     for (int i = 0; i < MIDINT_PIPE_SLOTS; i++)
@@ -174,12 +171,7 @@ static int cu_aligned16(const void *buf)
 
 static midint_status cu_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
 {
-    midint_status st = use_device(ctx);
-    if (st != MIDINT_OK)
-        return st;
-    cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                      stream ? (cudaStream_t)stream : STATE(ctx)->stream);
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpyAsync");
+    return copy_async(ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
 }
 
 static midint_status cu_timer_begin(midint_context *ctx, void *stream)
@@ -199,29 +191,6 @@ static midint_status cu_timer_end(midint_context *ctx, void *stream, double *ms)
         err = cudaEventElapsedTime(&f, s->start, s->stop);
     *ms = f;
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "timing with events");
-}
-
-static midint_status cu_ws_wait(midint_context *ctx, void *stream)
-{
-    cuda_state *s = STATE(ctx);
-    cudaError_t err = s->ws_recorded ? cudaStreamWaitEvent(stream ? (cudaStream_t)stream : s->stream, s->ws_done, 0)
-                                     : cudaSuccess;
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamWaitEvent");
-}
-
-static midint_status cu_ws_mark(midint_context *ctx, void *stream)
-{
-    cuda_state *s = STATE(ctx);
-    cudaError_t err = cudaEventRecord(s->ws_done, stream ? (cudaStream_t)stream : s->stream);
-    s->ws_recorded = err == cudaSuccess;
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventRecord");
-}
-
-static midint_status cu_ws_drain(midint_context *ctx)
-{
-    cuda_state *s = STATE(ctx);
-    cudaError_t err = s->ws_recorded ? cudaEventSynchronize(s->ws_done) : cudaSuccess;
-    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
 }
 
 /* Page-locked memory of the caller's own (cudaHostAlloc, cudaMallocHost, cudaHostRegister): both ends of the range
@@ -323,7 +292,7 @@ static midint_status cu_fence_sync(midint_context *ctx, unsigned i)
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
-    cu_timer_end, cu_ws_wait, cu_ws_mark, cu_ws_drain, cu_host_alloc, cu_host_free, cu_host_locked,
+    cu_timer_end, cu_host_alloc, cu_host_free, cu_host_locked,
     cu_pipe_stream, cu_sub_buffer, cu_sub_release, cu_upload_async, cu_download_async, cu_fence_mark,
     cu_fence_wait, cu_fence_sync,
 };

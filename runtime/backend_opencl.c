@@ -56,7 +56,6 @@ typedef struct cl_state {
     cl_command_queue queue;
     cl_kernel *kernels;   /* made on first use, indexed by the kernels' impl */
     cl_program *programs; /* built on first use of one of their kernels */
-    cl_event ws_done;     /* marks the end of the last use of the workspace */
     cl_command_queue pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
     cl_event fence[MIDINT_FENCES];
 } cl_state;
@@ -83,8 +82,6 @@ static void ocl_close(midint_context *ctx)
     for (size_t i = 0; s->programs && i < midint_opencl_program_count; i++)
         if (s->programs[i])
             cl.clReleaseProgram(s->programs[i]);
-    if (s->ws_done)
-        cl.clReleaseEvent(s->ws_done);
     for (int i = 0; i < MIDINT_FENCES; i++)
         if (s->fence[i])
             cl.clReleaseEvent(s->fence[i]);
@@ -373,33 +370,6 @@ static cl_command_queue queue_of(midint_context *ctx, void *stream)
     return stream ? (cl_command_queue)stream : STATE(ctx)->queue;
 }
 
-static midint_status ocl_ws_wait(midint_context *ctx, void *stream)
-{
-    cl_state *s = STATE(ctx);
-    cl_int err = s->ws_done ? cl.clEnqueueBarrierWithWaitList(queue_of(ctx, stream), 1, &s->ws_done, NULL) : CL_SUCCESS;
-    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueBarrierWithWaitList");
-}
-
-static midint_status ocl_ws_mark(midint_context *ctx, void *stream)
-{
-    cl_state *s = STATE(ctx);
-    cl_event ev = NULL;
-    cl_int err = cl.clEnqueueMarkerWithWaitList(queue_of(ctx, stream), 0, NULL, &ev);
-    if (err != CL_SUCCESS)
-        return cl_failed(ctx, err, "clEnqueueMarkerWithWaitList");
-    if (s->ws_done)
-        cl.clReleaseEvent(s->ws_done);
-    s->ws_done = ev;
-    return MIDINT_OK;
-}
-
-static midint_status ocl_ws_drain(midint_context *ctx)
-{
-    cl_state *s = STATE(ctx);
-    cl_int err = s->ws_done ? cl.clWaitForEvents(1, &s->ws_done) : CL_SUCCESS;
-    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clWaitForEvents");
-}
-
 static midint_status ocl_pipe_stream(midint_context *ctx, unsigned i, void **stream)
 {
     cl_state *s = STATE(ctx);
@@ -479,7 +449,7 @@ static midint_status ocl_fence_sync(midint_context *ctx, unsigned i)
 const midint_backend_ops midint_backend_opencl = {
     MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
-    ocl_ws_wait, ocl_ws_mark, ocl_ws_drain, ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
+    ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
     ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
     ocl_fence_wait, ocl_fence_sync,
 };

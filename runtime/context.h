@@ -34,12 +34,6 @@ typedef struct midint_backend_ops {
     /* Time what is enqueued on `stream` between begin and end, in milliseconds. */
     midint_status (*timer_begin)(midint_context *ctx, void *stream);
     midint_status (*timer_end)(midint_context *ctx, void *stream, double *ms);
-    /* The workspace is shared by the context's calls on any stream: before using it a call makes `stream`
-     * wait for the last call that did (ws_wait), and marks its own end (ws_mark); ws_drain waits on the host,
-     * before the workspace is freed. */
-    midint_status (*ws_wait)(midint_context *ctx, void *stream);
-    midint_status (*ws_mark)(midint_context *ctx, void *stream);
-    midint_status (*ws_drain)(midint_context *ctx);
     /* Page-locked host memory (midint_host_alloc): the pointer, and a handle the backend needs to free it. */
     midint_status (*host_alloc)(midint_context *ctx, size_t bytes, void **ptr, void **handle);
     void (*host_free)(midint_context *ctx, void *ptr, void *handle);
@@ -59,7 +53,10 @@ typedef struct midint_backend_ops {
     midint_status (*download_async)(midint_context *ctx, void *host, const void *buf, size_t offset, size_t bytes,
                                     void *stream);
     /* Fence i < MIDINT_FENCES marks what `stream` has enqueued so far (fence_mark); a stream (fence_wait) or the
-     * host (fence_sync) waits for the last mark; a fence never marked is passed at once. */
+     * host (fence_sync) waits for the last mark; a fence never marked is passed at once. The host path's slots
+     * use them, and the workspace: it is shared by the context's calls on any stream, so before using it a call
+     * makes its stream wait for the last call that did and marks its own end (MIDINT_FENCE_WS; the host waits on
+     * it before the workspace is freed). */
     midint_status (*fence_mark)(midint_context *ctx, unsigned i, void *stream);
     midint_status (*fence_wait)(midint_context *ctx, void *stream, unsigned i);
     midint_status (*fence_sync)(midint_context *ctx, unsigned i);
@@ -68,10 +65,11 @@ typedef struct midint_backend_ops {
 /* The pipelined host path: chunk i runs on slot i mod MIDINT_PIPE_SLOTS (its own stream, device buffers and
  * page-locked staging), so the copy in of one chunk, the kernels of another and the copy out of a third overlap.
  * Fences 0 .. MIDINT_PIPE_SLOTS - 1 mark each slot's last chunk; MIDINT_FENCE_FORK the caller's stream at the
- * start of an asynchronous call. */
+ * start of an asynchronous call; MIDINT_FENCE_WS the last use of the workspace. */
 #define MIDINT_PIPE_SLOTS 3
 #define MIDINT_FENCE_FORK MIDINT_PIPE_SLOTS
-#define MIDINT_FENCES (MIDINT_PIPE_SLOTS + 1)
+#define MIDINT_FENCE_WS (MIDINT_PIPE_SLOTS + 1)
+#define MIDINT_FENCES (MIDINT_PIPE_SLOTS + 2)
 
 /* Operands of one call through the pipeline at most (an expression's outputs and inputs). */
 #define MIDINT_PIPE_MAX 8

@@ -98,7 +98,7 @@ static midint_status grow_ws(midint_context *ctx, midint_staging_buf *s, size_t 
         return MIDINT_OK;
     midint_status st = MIDINT_OK;
     if (s->buf) {
-        if ((st = ctx->ops->ws_drain(ctx)) != MIDINT_OK)
+        if ((st = ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS)) != MIDINT_OK)
             return st;
         ctx->ops->free(ctx, s->buf);
         s->buf = NULL;
@@ -113,7 +113,7 @@ static midint_status grow_ws(midint_context *ctx, midint_staging_buf *s, size_t 
 void midint_workspace_free(midint_context *ctx)
 {
     if (ctx->ws.buf || ctx->st.buf)
-        ctx->ops->ws_drain(ctx);
+        ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS);
     for (midint_staging_buf *s = &ctx->ws; s <= &ctx->st; s++) {
         if (s->buf)
             ctx->ops->free(ctx, s->buf);
@@ -189,7 +189,7 @@ midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r
     midint_status st;
     if ((st = grow_ws(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
         (st = grow_ws(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
-        (st = ctx->ops->ws_wait(ctx, stream)) != MIDINT_OK)
+        (st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS)) != MIDINT_OK)
         return st;
     l.ws = p->ws_words ? ctx->ws.buf : NULL;
     l.st = ctx->st.buf;
@@ -198,6 +198,6 @@ midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r
         l.count = p->count - done < p->group ? p->count - done : p->group;
         st = p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream) : run_ntt_grid(ctx, p, &l, stream);
     }
-    midint_status marked = ctx->ops->ws_mark(ctx, stream);
+    midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
     return st != MIDINT_OK ? st : marked;
 }
