@@ -107,7 +107,7 @@ static midint_status cu_host_alloc(midint_context *ctx, size_t bytes, void **ptr
     if (st != MIDINT_OK)
         return st;
     *handle = NULL;
-    cudaError_t err = cudaHostAlloc(ptr, bytes, cudaHostAllocPortable);
+    cudaError_t err = cudaHostAlloc(ptr, bytes, cudaHostAllocPortable | cudaHostAllocMapped);
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaHostAlloc");
 }
 
@@ -122,21 +122,22 @@ static midint_status copy_async(midint_context *ctx, void *dst, const void *src,
                                 enum cudaMemcpyKind kind, void *stream);
 static midint_status cu_synchronize(midint_context *ctx, void *stream);
 
-/* A synchronous copy on the context's own stream. */
-static midint_status copy(midint_context *ctx, void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+/* A synchronous copy on the context's own stream. The direction is inferred from the addresses (unified
+ * addressing), so a "device buffer" may also be the mapped alias of page-locked memory (host_path.c's small calls). */
+static midint_status copy(midint_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    midint_status st = copy_async(ctx, dst, src, bytes, kind, NULL);
+    midint_status st = copy_async(ctx, dst, src, bytes, cudaMemcpyDefault, NULL);
     return st != MIDINT_OK ? st : cu_synchronize(ctx, NULL);
 }
 
 static midint_status cu_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
 {
-    return copy(ctx, buf, host, bytes, cudaMemcpyHostToDevice);
+    return copy(ctx, buf, host, bytes);
 }
 
 static midint_status cu_download(midint_context *ctx, void *host, const void *buf, size_t bytes)
 {
-    return copy(ctx, host, buf, bytes, cudaMemcpyDeviceToHost);
+    return copy(ctx, host, buf, bytes);
 }
 
 static midint_status cu_launch(midint_context *ctx, const midint_kernel *k, const midint_launch *l, void *stream)
@@ -289,10 +290,23 @@ static midint_status cu_fence_sync(midint_context *ctx, unsigned i)
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
 }
 
+/* Kernels reach mapped page-locked memory over the bus through its device alias (the same address under unified
+ * addressing). */
+static void *cu_host_alias(midint_context *ctx, void *host, void *handle)
+{
+    (void)handle;
+    void *dev = NULL;
+    if (use_device(ctx) != MIDINT_OK || cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return dev;
+}
+
 const midint_backend_ops midint_backend_cuda = {
     MIDINT_BACKEND_CUDA, "cuda", cu_open, cu_close, cu_alloc, cu_free, cu_upload, cu_download,
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
     cu_timer_end, cu_host_alloc, cu_host_free, cu_host_locked,
     cu_pipe_stream, cu_sub_buffer, cu_sub_release, cu_upload_async, cu_download_async, cu_fence_mark,
-    cu_fence_wait, cu_fence_sync,
+    cu_fence_wait, cu_fence_sync, cu_host_alias,
 };

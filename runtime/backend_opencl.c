@@ -451,7 +451,7 @@ const midint_backend_ops midint_backend_opencl = {
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
     ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
     ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
-    ocl_fence_wait, ocl_fence_sync,
+    ocl_fence_wait, ocl_fence_sync, NULL /* kernels may not write a mapped buffer (OpenCL 1.2) */,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

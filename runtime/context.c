@@ -71,6 +71,7 @@ midint_status midint_open(midint_context **out, midint_backend backend, int devi
     }
     if (st == MIDINT_OK) {
         find_max_bits(ctx);
+        midint_host_path_init(ctx);
         st = midint_dispatch_init(ctx);
     }
     if (st == MIDINT_OK)

@@ -60,6 +60,9 @@ typedef struct midint_backend_ops {
     midint_status (*fence_mark)(midint_context *ctx, unsigned i, void *stream);
     midint_status (*fence_wait)(midint_context *ctx, void *stream, unsigned i);
     midint_status (*fence_sync)(midint_context *ctx, unsigned i);
+    /* A device-buffer handle through which kernels read and write host_alloc memory `host` in place (CUDA: the
+     * mapped alias of page-locked memory), or NULL. Small host calls run on it with no copy to the device. */
+    void *(*host_alias)(midint_context *ctx, void *host, void *handle);
 } midint_backend_ops;
 
 /* The pipelined host path: chunk i runs on slot i mod MIDINT_PIPE_SLOTS (its own stream, device buffers and
@@ -83,6 +86,7 @@ typedef struct midint_pipe_slot {
     size_t layout[MIDINT_PIPE_MAX * 2]; /* offset and bytes of each operand in its buffer */
     void *host, *host_handle;       /* page-locked staging (inputs bytes, then outputs bytes) */
     size_t host_bytes;
+    void *host_dev;                 /* the staging's device alias (backend host_alias), or NULL */
 } midint_pipe_slot;
 
 /* Host copies over the context's threads (host_copy.c): one segment per contiguous range. */
@@ -128,6 +132,7 @@ struct midint_context {
     uint32_t max_block;             /* threads per block the device allows */
     uint32_t max_shared;            /* dynamic shared memory per block it allows (after opt-in) */
     size_t staging_bytes;           /* cap on the host path's device buffers */
+    size_t direct_bytes;            /* host calls of at most this many bytes run on mapped staging (host_path.c) */
     midint_pipe_slot pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, grown on demand */
     size_t sub_align;               /* offsets of sub-buffers are multiples of this (bytes) */
     int async_pending;              /* an asynchronous host call may still be running on the pipeline */

@@ -1,6 +1,7 @@
 /* host_path.c — host calls: chunks pipelined over the context's slots (copy in, kernels, copy out overlapped),
  * pageable operands staged through page-locked memory by host threads, page-locked ones copied directly. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
@@ -11,6 +12,19 @@
 #define CHUNK_MAX_IN ((size_t)32 << 20)
 #define CHUNK_MIN_IN ((size_t)1 << 20)
 #define CHUNK_SPLIT 8
+
+/* A synchronous call of at most DIRECT_BYTES (inputs and outputs together) runs "direct": its operands are copied
+ * into the mapped staging and its kernels read and write them there over the bus, where backend host_alias allows.
+ * That saves the two copies to and from the device (several microseconds each), which dominate a small call; the
+ * kernels then wait on the bus for each access, cheap for a few kilobytes. MIDINT_DIRECT_BYTES overrides it
+ * (0: never), to measure one path against the other. */
+#define DIRECT_BYTES ((size_t)32 << 10)
+
+void midint_host_path_init(midint_context *ctx)
+{
+    const char *env = getenv("MIDINT_DIRECT_BYTES");
+    ctx->direct_bytes = env && *env ? (size_t)strtoull(env, NULL, 10) : DIRECT_BYTES;
+}
 
 size_t midint_pipe_chunk(const midint_context *ctx, const midint_pipe_job *job)
 {
@@ -49,6 +63,8 @@ typedef struct pipe_call {
     size_t layout[MIDINT_PIPE_MAX * 2];     /* offset and bytes of each operand in its slot buffer */
     size_t in_bytes, out_bytes;             /* the slot's two buffers */
     int any_staged;
+    int direct;                             /* kernels on slot 0's mapped staging, no device copies */
+    void *direct_sub[MIDINT_PIPE_MAX];      /* then the operands' handles there */
 } pipe_call;
 
 static int is_output(const pipe_call *pc, unsigned k)
@@ -72,9 +88,9 @@ static midint_status prepare_slot(midint_context *ctx, unsigned i, const pipe_ca
     const midint_backend_ops *ops = ctx->ops;
     midint_pipe_slot *s = &ctx->pipe[i];
     const size_t need[2] = {pc->in_bytes, pc->out_bytes};
-    int grow_dev = need[0] > s->dev_bytes[0] || need[1] > s->dev_bytes[1];
+    int grow_dev = !pc->direct && (need[0] > s->dev_bytes[0] || need[1] > s->dev_bytes[1]);
     int grow_host = pc->any_staged && need[0] + need[1] > s->host_bytes;
-    int relayout = memcmp(s->layout, pc->layout, sizeof s->layout) != 0;
+    int relayout = !pc->direct && memcmp(s->layout, pc->layout, sizeof s->layout) != 0;
     midint_status st = MIDINT_OK;
     if ((grow_dev || grow_host || relayout) && (st = ops->fence_sync(ctx, i)) != MIDINT_OK)
         return st;
@@ -89,7 +105,7 @@ static midint_status prepare_slot(midint_context *ctx, unsigned i, const pipe_ca
             return st;
         s->dev_bytes[b] = need[b];
     }
-    if (!s->sub[0]) {
+    if (!s->sub[0] && !pc->direct) {
         for (unsigned k = 0; k < pc->nops; k++)
             if ((st = ops->sub_buffer(ctx, s->dev[is_output(pc, k)], pc->layout[2 * k], pc->layout[2 * k + 1],
                                       &s->sub[k])) != MIDINT_OK) {
@@ -101,11 +117,12 @@ static midint_status prepare_slot(midint_context *ctx, unsigned i, const pipe_ca
     if (grow_host) {
         if (s->host)
             ops->host_free(ctx, s->host, s->host_handle);
-        s->host = s->host_handle = NULL;
+        s->host = s->host_handle = s->host_dev = NULL;
         s->host_bytes = 0;
         if ((st = ops->host_alloc(ctx, need[0] + need[1], &s->host, &s->host_handle)) != MIDINT_OK)
             return st;
         s->host_bytes = need[0] + need[1];
+        s->host_dev = ops->host_alias ? ops->host_alias(ctx, s->host, s->host_handle) : NULL;
     }
     return MIDINT_OK;
 }
@@ -177,11 +194,12 @@ static midint_status enqueue_chunk(midint_context *ctx, const pipe_call *pc, siz
     midint_status st = ctx->ops->pipe_stream(ctx, slot, &stream);
     if (st == MIDINT_OK && ctx->test_fail_chunk == j + 1)
         st = midint_fail(ctx, MIDINT_ERR_DEVICE, "planted failure of chunk %zu (MIDINT_TEST_FAIL_CHUNK)", j + 1);
-    if (st == MIDINT_OK)
+    if (st == MIDINT_OK && !pc->direct)
         st = enqueue_copies(ctx, pc, j, 0, stream);
     if (st == MIDINT_OK)
-        st = pc->job->run(ctx, pc->job->arg, ctx->pipe[slot].sub, chunk_first(pc, j), chunk_count(pc, j), stream);
-    if (st == MIDINT_OK)
+        st = pc->job->run(ctx, pc->job->arg, pc->direct ? pc->direct_sub : ctx->pipe[slot].sub, chunk_first(pc, j),
+                          chunk_count(pc, j), stream);
+    if (st == MIDINT_OK && !pc->direct)
         st = enqueue_copies(ctx, pc, j, 1, stream);
     if (st == MIDINT_OK)
         st = ctx->ops->fence_mark(ctx, slot, stream);
@@ -217,9 +235,13 @@ static midint_status setup(midint_context *ctx, const midint_pipe_job *job, int 
     pc->job = job;
     pc->nops = job->nin + job->nout;
     pc->chunks = (job->count + job->chunk - 1) / job->chunk;
-    size_t align = ctx->sub_align ? ctx->sub_align : 256, end[2] = {0, 0};
+    size_t align = ctx->sub_align ? ctx->sub_align : 256, end[2] = {0, 0}, total = 0;
+    for (unsigned k = 0; k < pc->nops; k++)
+        total += job->count * job->unit[k];
+    /* small and synchronous: staged whatever the memory (no lookups), direct where the backend allows */
+    int small = !async && pc->chunks == 1 && total <= ctx->direct_bytes && ctx->ops->host_alias;
     for (unsigned k = 0; k < pc->nops; k++) {
-        pc->staged[k] = !host_locked(ctx, job->user[k], job->count * job->unit[k]);
+        pc->staged[k] = small || !host_locked(ctx, job->user[k], job->count * job->unit[k]);
         pc->any_staged |= pc->staged[k];
         if (async && pc->staged[k])
             return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is not page-locked memory; asynchronous "
@@ -233,12 +255,22 @@ static midint_status setup(midint_context *ctx, const midint_pipe_job *job, int 
     pc->in_bytes = end[0];
     pc->out_bytes = end[1];
     unsigned used = pc->chunks < MIDINT_PIPE_SLOTS ? (unsigned)pc->chunks : MIDINT_PIPE_SLOTS;
-    for (unsigned i = 0; i < used; i++) {
-        void *stream;
-        midint_status st;
-        if ((st = ctx->ops->pipe_stream(ctx, i, &stream)) != MIDINT_OK || (st = prepare_slot(ctx, i, pc)) != MIDINT_OK)
-            return midint_fail(ctx, st, "%s: preparing the host path's buffers (%zu instances per chunk): %s", fn,
-                               job->chunk, ctx->msg);
+    for (int attempt = small; attempt >= 0; attempt--) {
+        pc->direct = attempt;
+        for (unsigned i = 0; i < used; i++) {
+            void *stream;
+            midint_status st;
+            if ((st = ctx->ops->pipe_stream(ctx, i, &stream)) != MIDINT_OK ||
+                (st = prepare_slot(ctx, i, pc)) != MIDINT_OK)
+                return midint_fail(ctx, st, "%s: preparing the host path's buffers (%zu instances per chunk): %s", fn,
+                                   job->chunk, ctx->msg);
+        }
+        if (pc->direct && ctx->pipe[0].host_dev) { /* the operands' handles in the staging's device alias */
+            for (unsigned k = 0; k < pc->nops; k++)
+                pc->direct_sub[k] = (char *)ctx->pipe[0].host_dev + (is_output(pc, k) ? pc->in_bytes : 0) +
+                                    pc->layout[2 * k];
+            return MIDINT_OK;
+        }
     }
     return MIDINT_OK;
 }

@@ -64,5 +64,7 @@ int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn);
 
 /* Release the host path's buffers (at close). */
 void midint_host_path_free(midint_context *ctx);
+/* Read the host path's settings (MIDINT_DIRECT_BYTES) at open. */
+void midint_host_path_init(midint_context *ctx);
 
 #endif

@@ -76,6 +76,27 @@ def test_host_path_large_chunks_on_threads(backend):
     assert_all_ok(proc, cases)
 
 
+SMALL_CALLS = ["add 4096 1 mixed 30 host ra", "mullo 4096 1 max 31 host rab", "mul 2048 7 mixed 32 host none",
+               "sub 512 33 runs 33 host none", "mul 65536 2 mixed 34 host none", "add 262144 1 runs 35 host rb"]
+
+
+@pytest.mark.parametrize("direct", ["0", "1048576"], ids=["copied", "direct"])
+@pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_small_host_calls_direct_and_copied(backend, pinned, direct):
+    """Small synchronous host calls run on the mapped staging where the backend allows (CUDA; MIDINT_DIRECT_BYTES
+    sets the limit), else through device copies: both ways exact, in place too, and a planted failure reports that
+    nothing was completed."""
+    require_backend(backend)
+    cases = require_cases(SMALL_CALLS, backend)
+    env = {"MIDINT_DIRECT_BYTES": direct}
+    proc = run_driver(["--backend", backend] + (["--pinned"] if pinned else []), cases, env=env)
+    assert_all_ok(proc, cases)
+    proc = run_driver(["--backend", backend, "--expect-completed", "0"] + (["--pinned"] if pinned else []), cases[:2],
+                      env=dict(env, MIDINT_TEST_FAIL_CHUNK="1"))
+    assert_all_ok(proc, cases[:2])
+
+
 @pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_host_path_device_failure_reports_prefix(backend, pinned):

@@ -47,9 +47,10 @@ def main(argv=None):
     f = m.ask(f"hostcopy {args.copy_bytes} 10")
     if f[2] == "error":
         sys.exit(f"bench_host: the copy ceilings could not be measured: {' '.join(f)}")
-    h2d, d2h, h2d_both, d2h_both = (float(x) for x in f[2:6])
+    h2d, d2h, h2d_both, d2h_both, both = (float(x) for x in f[2:7])
     print(f"bench_host: {m.header['device']}; dispatch: {m.header['tuning']}; {args.words} words per operand; "
-          f"page-locked copies GB/s: H2D {h2d:.1f}, D2H {d2h:.1f}; both at once {h2d_both:.1f} + {d2h_both:.1f}")
+          f"page-locked copies GB/s: H2D {h2d:.1f}, D2H {d2h:.1f}; both at once {h2d_both:.1f} + {d2h_both:.1f} "
+          f"({both:.1f} together)")
     print(f"{'op':6} {'bits':>7} {'count':>9} {'memory':9} {'ms':>9} {'GB/s':>7} {'M inst/s':>10} {'bound ms':>9} "
           f"{'of bound':>8} {'mark':>5}  {'variant':34} check")
     rows = []

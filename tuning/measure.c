@@ -10,8 +10,9 @@
  *   load PATH                         -> "load ok STATUS" or "load refused MESSAGE"
  *   host OP BITS COUNT MEM REPS       -> "host OP BITS COUNT MEM ok|error MEDIAN_MS pass|FAIL VARIANT" (a host call
  *                                        from MEM = pageable|pinned memory, wall clock; measure_host.c)
- *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH" (GB/s, page-locked memory,
- *                                        each direction alone, then both at once)
+ *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH BOTH" (GB/s, page-locked
+ *                                        memory, each direction alone, then both at once from a common start,
+ *                                        BOTH: both directions' bytes over the time until both are done)
  * OP may be a generated expression, expr_NAME (its inputs: the batch's a and b in turn; its outputs checked against
  * the expression's program in GMP), and for those
  *   chain OP BITS COUNT REPS          -> "chain OP BITS COUNT ok|error MEDIAN_MS pass|FAIL [message]": the same

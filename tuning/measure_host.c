@@ -106,6 +106,7 @@ typedef struct copy_run {
     size_t bytes;
     double ms;
     midint_status st;
+    pthread_barrier_t *start; /* both directions start timing together (NULL: alone) */
 } copy_run;
 
 static void *copy_loop(void *p)
@@ -119,6 +120,8 @@ static void *copy_loop(void *p)
         memset(host, 1, c->bytes);
         c->st = c->upload ? midint_buffer_write(c->ctx, dev, host, c->bytes) : midint_buffer_read(c->ctx, host, dev, c->bytes);
     }
+    if (c->start) /* reached even after a failure: the other direction waits here too */
+        pthread_barrier_wait(c->start);
     double t0 = now_ms();
     for (int i = 0; i < c->reps && c->st == MIDINT_OK; i++)
         c->st = c->upload ? midint_buffer_write(c->ctx, dev, host, c->bytes) : midint_buffer_read(c->ctx, host, dev, c->bytes);
@@ -132,23 +135,31 @@ void cmd_hostcopy(midint_context *ctx, int device, size_t bytes, int reps)
 {
     midint_context *other = NULL;
     midint_status st = midint_open(&other, midint_context_backend(ctx), device);
-    copy_run up = {ctx, 1, reps, bytes, 0, st}, down = {other, 0, reps, bytes, 0, st}, up2 = up, down2 = down;
+    pthread_barrier_t start;
+    copy_run up = {ctx, 1, reps, bytes, 0, st, NULL}, down = {other, 0, reps, bytes, 0, st, NULL};
+    copy_run up2 = up, down2 = down;
+    up2.start = down2.start = &start;
     if (st == MIDINT_OK) {
         copy_loop(&up);
         copy_loop(&down);
         pthread_t tid;
+        pthread_barrier_init(&start, NULL, 2);
         if (pthread_create(&tid, NULL, copy_loop, &down2) == 0) {
             copy_loop(&up2);
             pthread_join(tid, NULL);
         } else {
             up2.st = MIDINT_ERR_OUT_OF_MEMORY;
         }
+        pthread_barrier_destroy(&start);
     }
     midint_status bad = up.st != MIDINT_OK ? up.st : down.st != MIDINT_OK ? down.st : up2.st != MIDINT_OK ? up2.st
                                                                                                         : down2.st;
+    /* both at once: each direction's rate over its own time (they start together), and both directions' bytes
+     * over the time until the later one is done */
+    double both_ms = up2.ms > down2.ms ? up2.ms : down2.ms;
     if (bad == MIDINT_OK)
-        printf("hostcopy %zu %.2f %.2f %.2f %.2f\n", bytes, bytes / up.ms / 1e6, bytes / down.ms / 1e6,
-               bytes / up2.ms / 1e6, bytes / down2.ms / 1e6);
+        printf("hostcopy %zu %.2f %.2f %.2f %.2f %.2f\n", bytes, bytes / up.ms / 1e6, bytes / down.ms / 1e6,
+               bytes / up2.ms / 1e6, bytes / down2.ms / 1e6, 2.0 * bytes / both_ms / 1e6);
     else
         printf("hostcopy %zu error %s\n", bytes, midint_status_name(bad));
     midint_close(other);
