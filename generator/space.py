@@ -384,7 +384,8 @@ EXPR_LANES = OpFamily(
     shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" else 0,
     render_context=lambda v: {"prog": _expr_prog(v), "rows": lanes_plan.lanes_chains(v.q, v.lanes == 1),
                               "seg_masks": lanes_plan.segment_masks,
-                              "unroll": v.backend == "cuda" and expr_lanes_plan.unroll_steps(v.lanes, v.q)},
+                              "unroll": v.backend == "cuda" and expr_lanes_plan.unroll_steps(v.lanes, v.q),
+                              "square": expr_lanes_plan.square_plan(v.lanes, v.q)},
     multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
     own_fallback=True,
     constraints=(

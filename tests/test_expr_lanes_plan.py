@@ -15,9 +15,9 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from generator import expr_lanes_plan, expr_plan, space  # noqa: E402
 from generator.expr import load, parse  # noqa: E402
-from generator.lanes_plan import segment_masks  # noqa: E402
+from generator.lanes_plan import lanes_chains, segment_masks  # noqa: E402
 from generator.variant import Variant  # noqa: E402
-from test_lanes_plan import lane_product  # noqa: E402
+from test_lanes_plan import Flag, lane_product  # noqa: E402
 
 from test_lanes_karatsuba import MASK, WARP, add_words, ballot  # noqa: E402  (the warp model's primitives)
 
@@ -62,6 +62,96 @@ def warp_mullo(xs, ys, lanes, q):
     return out
 
 
+def run_rows(f, E, O, rows, xw, bt):
+    """One row's chains into E and O (lib_lanes.j2's row_products), a carry into a chain's last word checked."""
+    for ch in rows:
+        arr = E if ch.sums == "E" else O
+        for k, (i, half, j) in enumerate(ch.ops):
+            p = xw[j] * bt
+            arr[i] = f.add(arr[i], (p & MASK) if half == "lo" else p >> 32, k > 0)
+        if ch.carry_to is not None:
+            before = arr[ch.carry_to]
+            arr[ch.carry_to] = f.add(arr[ch.carry_to], 0, True)
+            assert arr[ch.carry_to] >= before, "a chain's carry overflowed its last word"
+
+
+def square_cross(x, sq, skip_mask=False):
+    """The square's pipeline for one instance (x: each lane's Q words): T's blocks, lane s taking block s. Lane l
+    adds its products at step s only where sq.contributes(l, s) (the template's `lane > s ? bt : 0` inside
+    `s < product_steps`); `skip_mask` is a broken kernel in which every lane adds A_l A_s at those steps."""
+    lanes, q = sq.lanes, sq.q
+    rows = lanes_chains(q, False)
+    E = [[0] * (2 * q + 1) for _ in range(lanes)]
+    O = [[0] * (2 * q - 1) for _ in range(lanes)]
+    out = []
+    for s in range(lanes):
+        S, cs = [], []
+        for l in range(lanes):
+            f = Flag()
+            if s < sq.product_steps:
+                for row in range(q):
+                    bt = x[s][row] if sq.contributes(l, s) or skip_mask else 0
+                    run_rows(f, E[l], O[l], rows[row], x[l], bt)
+            e = E[l]
+            e[1] = f.add(e[1], O[l][0], False)
+            for j in range(2, q):
+                e[j] = f.add(e[j], O[l][j - 1], True)
+            cs.append(f.c)
+            S.append(e[:q])
+        out.append(S[0])
+        for l in range(lanes):   # lib_lanes.j2's next_window
+            e, o, f = E[l], O[l], Flag()
+            oq = o[q - 1]
+            E[l] = e[q:2 * q + 1] + [0] * q
+            O[l] = o[q:2 * q - 1] + [0] * q
+            incoming = S[(l + 1) % lanes] if l != lanes - 1 else [0] * q
+            f.c = cs[l]
+            for j in range(q):
+                E[l][j] = f.add(E[l][j], incoming[j], True)
+            E[l][q] = f.add(E[l][q], 0, True)
+            E[l][0] = f.add(E[l][0], oq, False)
+            for j in range(1, q):
+                E[l][j] = f.add(E[l][j], 0, True)
+            E[l][q] = f.add(E[l][q], 0, True)
+    return out
+
+
+def own_square(xw, sq):
+    """A lane's own square, 2Q words, as square_finish spells it: the off-diagonal chains, E + O, doubled by a shift,
+    the diagonal added in one chain."""
+    q = sq.q
+    E, O = [0] * (2 * q + 1), [0] * (2 * q - 1)
+    for row in range(q - 1):
+        run_rows(Flag(), E, O, sq.own_rows[row], xw, xw[row])
+    f = Flag()
+    S = [E[0]] + [f.add(E[j], O[j - 1], j > 1) for j in range(1, 2 * q)]
+    assert f.c == 0, "the off-diagonal sum is below 2^(64 Q - 1)"
+    S = [((S[j] << 1) | (S[j - 1] >> 31 if j else 0)) & MASK for j in range(2 * q)]
+    f = Flag()
+    for i in range(q):
+        p = xw[i] * xw[i]
+        S[2 * i] = f.add(S[2 * i], p & MASK, i > 0)
+        S[2 * i + 1] = f.add(S[2 * i + 1], p >> 32, True)
+    assert f.c == 0, "a square fits its 2Q words"
+    return S
+
+
+def warp_square(xs, lanes, q, skip_mask=False):
+    """A square step over the warp: T by the pipeline, each lane's own square, then 2 T + D with the sums' ballot."""
+    sq = expr_lanes_plan.square_plan(lanes, q)
+    T, D = [], []
+    for first in range(0, WARP, lanes):
+        x = xs[first:first + lanes]
+        T += square_cross(x, sq, skip_mask)
+        own = [own_square(w, sq) for w in x]
+        D += [own[l // 2][(l % 2) * q:(l % 2 + 1) * q] for l in range(lanes)]
+    T2 = []
+    for i, block in enumerate(T):
+        below = T[i - 1][q - 1] >> 31 if i % lanes else 0
+        T2.append([((block[j] << 1) | (block[j - 1] >> 31 if j else below)) & MASK for j in range(q)])
+    return warp_sum(T2, D, False, lanes)
+
+
 def split(values, lanes, q):
     """Instances' values -> each lane's Q words (lane l of instance i at i L + l)."""
     return [[(v >> (32 * (l * q + j))) & MASK for j in range(q)] for v in values for l in range(lanes)]
@@ -80,6 +170,8 @@ def run_program(prog, inputs, lanes, q, resolve=True):
         y = vals[s.args[1]] if len(s.args) > 1 else None
         if s.op in ("add", "sub"):
             vals.append(warp_sum(x, y, s.op == "sub", lanes, resolve))
+        elif s.op == "mullo" and s.args[0] == s.args[1] and expr_lanes_plan.square_plan(lanes, q):
+            vals.append(warp_square(x, lanes, q))
         elif s.op == "mullo":
             vals.append(warp_mullo(x, y, lanes, q))
         elif s.op == "const":
@@ -98,11 +190,13 @@ def patterns(bits, rng):
         sum(MASK << (32 * i) for i in range(bits // 32) if rng.random() < 0.8) for _ in range(4)]
 
 
+SQUARES = parse("expr squares\ninput a, b\nc = a * a\nd = sqr(c + b)\noutput r = d * d + c\noutput s = sqr(b)\n",
+               "squares.expr")
 SUMS = parse("expr chain\ninput a, b, c\nd = a - b\ne = d + c\nf = e - 1\noutput r = f + f - a\n"
              "output s = 0 - b\n", "chain.expr")
 PROGRAMS = {"six": load(ROOT / "expressions" / "six.expr"), "poly": load(ROOT / "expressions" / "poly.expr"),
-            "chain": SUMS}
-SHAPES = [(1, 4), (2, 4), (4, 4), (8, 4), (32, 4), (2, 8), (4, 8)]
+            "chain": SUMS, "squares": SQUARES}
+SHAPES = [(1, 4), (2, 4), (4, 4), (8, 4), (32, 4), (2, 8), (4, 8), (16, 4), (2, 16)]
 
 
 @pytest.mark.parametrize("lanes,q", SHAPES)
@@ -178,3 +272,41 @@ def test_register_count_and_constraints(programs):
     assert space.failed_constraint(variant("expr_big", 2048, 16, 4)).name == "expr_lanes_registers"
     assert space.failed_constraint(variant("expr_poly", 16384, 16, 32)).name == "expr_lanes_max_bits"
     assert space.family_of(variant("expr_poly", 2048, 8, 8)).template == "kernel_expr_lanes.j2"
+
+
+@pytest.mark.parametrize("lanes,q", [(2, 4), (4, 4), (8, 4), (16, 4), (32, 4), (2, 8), (4, 8), (2, 16), (8, 16)])
+def test_square_against_reference(lanes, q):
+    """A square step (a * a) on L >= 2 lanes: T by the pipeline's first L // 2 steps with lanes above the step only,
+    each lane's own square, 2 T + D with the ballot, word by word, for every instance of a warp, against a^2 mod
+    2^bits; all ones, a top bit in every word (the doubling's shift across lanes), single bits at lane edges."""
+    bits = 32 * lanes * q
+    top = (1 << bits) - 1
+    rng = random.Random(lanes * 7 + q)
+    per = WARP // lanes
+    pool = patterns(bits, rng) + [sum(0x80000000 << (32 * i) for i in range(bits // 32)), top << (bits // 2) & top,
+                                  sum(MASK << (32 * (l * q + q - 1)) for l in range(lanes))]
+    for trial in range(4):
+        vals = [pool[(trial * per + i) % len(pool)] if trial < 2 else rng.choice(pool) for i in range(per)]
+        got = join(warp_square(split(vals, lanes, q), lanes, q), lanes, q)
+        assert got == [v * v & top for v in vals], f"lanes {lanes} q {q} trial {trial}"
+
+
+def test_square_plan_can_fail():
+    """A pipeline that lets every lane add its products (no `lane > s` mask) counts the off-diagonal blocks twice
+    and the diagonal ones in T: the model must see it."""
+    lanes, q = 4, 4
+    bits = 32 * lanes * q
+    vals = [(1 << bits) - 1 - i for i in range(WARP // lanes)]
+    good = join(warp_square(split(vals, lanes, q), lanes, q), lanes, q)
+    bad = join(warp_square(split(vals, lanes, q), lanes, q, skip_mask=True), lanes, q)
+    want = [v * v % (1 << bits) for v in vals]
+    assert good == want and bad != want
+
+
+def test_square_work():
+    """Word products per lane: L // 2 steps of Q^2 plus the own square (Q (Q + 1) / 2) against L Q^2."""
+    assert expr_lanes_plan.square_plan(1, 16) is None
+    assert expr_lanes_plan.square_plan(2, 16).word_products() == 256 + 136
+    assert expr_lanes_plan.square_plan(16, 16).word_products() == 8 * 256 + 136
+    sq = expr_lanes_plan.square_plan(8, 8)
+    assert [s for s in range(8) if any(sq.contributes(l, s) for l in range(8))] == [0, 1, 2, 3]
