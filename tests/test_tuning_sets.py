@@ -1,4 +1,4 @@
-"""Tuned tables of format 2: rows kept per (op, bits) candidate set, the others on the default rule; tune.py --upgrade."""
+"""Tuned tables of format 2: rows kept per (op, bits) candidate set, others on the default rule; tune.py --upgrade."""
 
 import re
 import subprocess
@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT, driver_env, read_variants
-from test_tuning import ident, measure  # noqa: F401 (ident: a fixture)
+from conftest import ROOT, driver_env, read_variants, require_backend
+from test_tuning import measure
 
 sys.path.insert(0, str(ROOT / "tuning"))
 from table_hashes import generated_hashes  # noqa: E402
@@ -16,14 +16,22 @@ SHIPPED = ROOT / "tuning" / "tables" / "nvidia-h200-sm-90.tune"
 
 
 @pytest.fixture(scope="module")
-def sets(ident):  # noqa: F811
+def ident():
+    """The measuring tool's header on OpenCL: device, registry, tuning."""
+    require_backend("opencl")
+    header, _ = measure([])
+    return header
+
+
+@pytest.fixture(scope="module")
+def sets(ident):
     """The library's {(op, bits): hash}, through the measuring tool."""
     _, out = measure(["sets"])
     assert out[-1] == "sets end", out
     return {(f[1], int(f[2])): f[3] for f in (ln.split() for ln in out[:-1])}
 
 
-def table2(ident, rows, registry=None):  # noqa: F811
+def table2(ident, rows, registry=None):
     """A format-2 table for this device: rows (op, bits, lo, hi, variant, hash)."""
     body = "".join(f"{op} {bits} {lo} {hi} {name} {h}\n" for op, bits, lo, hi, name, h in rows)
     return (f"# test table\nmidint-tuning 2\ndevice {ident['device']}\nregistry {registry or ident['registry']}\n"
@@ -68,7 +76,8 @@ def test_candidate_sets_do_not_depend_on_the_other_sizes():
 
     def hashes(sizes):
         text = render_all(plan(sizes), sizes)["registry.c"]
-        return dict(((op, int(b)), h) for op, b, h in re.findall(r'\{MIDINT_OP_(\w+), (\d+)u, "([0-9a-f]{16})"\}', text))
+        rows = re.findall(r'\{MIDINT_OP_(\w+), (\d+)u, "([0-9a-f]{16})"\}', text)
+        return dict(((op, int(b)), h) for op, b, h in rows)
 
     small, more = hashes([512]), hashes([512, 1024])
     assert small and all(more[k] == h for k, h in small.items())
@@ -76,12 +85,13 @@ def test_candidate_sets_do_not_depend_on_the_other_sizes():
     assert list(more) == sorted(more, key=lambda k: (["ADD", "SUB", "MUL", "MULLO"].index(k[0]), k[1]))
 
 
-def test_format2_table_loads_with_every_row(ident, sets, tmp_path):  # noqa: F811
+def test_format2_table_loads_with_every_row(ident, sets, tmp_path):
     pairs = [(op, bits) for op in ("add", "mul") for bits in sizes_of(op)]
     _, defaults = measure([f"select {op} {bits} 100" for op, bits in pairs])
     chosen = {}
     for (op, bits), d in zip(pairs, defaults):   # another variant than the default rule's where there is one
-        names = [v["name"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == op and v["bits"] == bits]
+        names = [v["name"] for v in read_variants()
+                 if v["backend"] == "opencl" and v["op"] == op and v["bits"] == bits]
         chosen[(op, bits)] = next((n for n in names if n != d.split()[-1]), names[0])
     rows = [(op, bits, 1, "*", chosen[(op, bits)], sets[(op, bits)]) for op, bits in pairs]
     path = tmp_path / "v2.tune"
@@ -94,7 +104,7 @@ def test_format2_table_loads_with_every_row(ident, sets, tmp_path):  # noqa: F81
     assert [ln.split()[-1] for ln in out[1:]] == list(chosen.values())
 
 
-def test_changed_pair_falls_back_and_the_others_stay(ident, sets, tmp_path):  # noqa: F811
+def test_changed_pair_falls_back_and_the_others_stay(ident, sets, tmp_path):
     add = sizes_of("add")
     B = add[0]
     keep = other_variant("sub", B, 100)
@@ -112,7 +122,7 @@ def test_changed_pair_falls_back_and_the_others_stay(ident, sets, tmp_path):  # 
     assert out[3].split()[-1] == keep
 
 
-def test_pairs_this_build_lacks_are_dropped_not_refused(ident, sets, tmp_path):  # noqa: F811
+def test_pairs_this_build_lacks_are_dropped_not_refused(ident, sets, tmp_path):
     """A table made with other SIZES or EXPRS: rows of sizes or expressions not generated here are left out."""
     B = sizes_of("sub")[0]
     keep = other_variant("sub", B, 100)
@@ -128,7 +138,7 @@ def test_pairs_this_build_lacks_are_dropped_not_refused(ident, sets, tmp_path): 
     assert out[1].split()[-1] == keep
 
 
-def test_shipped_table_rows_follow_their_candidate_sets(ident, sets, tmp_path):  # noqa: F811
+def test_shipped_table_rows_follow_their_candidate_sets(ident, sets, tmp_path):
     """The committed H200 table, moved to this device and backend (candidate sets cover both backends): every row
     whose pair this build generated unchanged is used, the rest fall back; with the default `make gen` all are used."""
     text = SHIPPED.read_text()
@@ -153,7 +163,7 @@ def test_shipped_table_rows_follow_their_candidate_sets(ident, sets, tmp_path): 
     ("two_hashes", ":6: rows of add"),
     ("unknown_variant", "is not in the registry"),
 ])
-def test_bad_format2_tables_are_refused(ident, sets, tmp_path, kind, expect):  # noqa: F811
+def test_bad_format2_tables_are_refused(ident, sets, tmp_path, kind, expect):
     B = sizes_of("add")[0]
     name = other_variant("add", B, 100)
     h = sets[("add", B)]
@@ -174,7 +184,7 @@ def upgrade(*args):
                           capture_output=True, text=True, env=driver_env(), timeout=300)
 
 
-def test_upgrade_rewrites_a_table_of_this_build(ident, sets, tmp_path):  # noqa: F811
+def test_upgrade_rewrites_a_table_of_this_build(ident, sets, tmp_path):
     chosen = {(op, b): other_variant(op, b, 100) for op in ("add", "mullo") for b in sizes_of(op)[:2]}
     v1 = tmp_path / "v1.tune"
     v1.write_text(f"# made by hand\nmidint-tuning 1\ndevice {ident['device']}\nregistry {ident['registry']}\n"
@@ -200,7 +210,7 @@ def test_upgrade_rewrites_a_table_of_this_build(ident, sets, tmp_path):  # noqa:
     ("version", "format 7, --upgrade reads format 1"),
     ("not_a_table", "not a tuned table"),
 ])
-def test_upgrade_refuses(ident, tmp_path, kind, expect):  # noqa: F811
+def test_upgrade_refuses(ident, tmp_path, kind, expect):
     B = sizes_of("add")[0]
     name = other_variant("add", B, 100)
     head = f"midint-tuning 1\ndevice {ident['device']}\n"
