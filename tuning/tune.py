@@ -18,8 +18,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from table_hashes import HashError, generated_hashes
-
 ROOT = Path(__file__).resolve().parent.parent
 MEASURE = ROOT / "build" / "tuning" / "measure"
 VARIANTS_TXT = ROOT / "generated" / "variants.txt"
@@ -169,6 +167,7 @@ def upgrade(path, out=None):
     """Rewrite the format-1 table `path` (into `out`, default in place) as format 2, its rows naming the candidate
     sets of this tree's generated/. Only a table tuned against exactly this build's registry can be: otherwise its
     rows may name candidate sets it was not tuned among. Returns the exit status."""
+    from table_hashes import HashError, generated_hashes  # the generator's hash functions (only needed here)
     try:
         text = Path(path).read_text()
         registry, sets = generated_hashes()
