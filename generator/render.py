@@ -7,7 +7,8 @@ from pathlib import Path
 import jinja2
 
 from . import grid_plan, ntt, ntt_plan
-from .space import family_of, padded_words, shared_bytes
+from .hashes import candidate_sets, registry_hash
+from .space import OPS, family_of, padded_words, shared_bytes
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -28,13 +29,6 @@ def c_string(text: str) -> str:
         esc = line.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
         out.append(f'"{esc}"')
     return "\n".join(out) if out else '""'
-
-
-def fnv1a64(data: bytes) -> str:
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def environment() -> jinja2.Environment:
@@ -160,14 +154,18 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
     for p in program_list:
         files[f"opencl/{p}.cl"] = common + "\n" + "\n".join(k.source for k in programs[p])
 
-    listing = "".join(variant_line(e) for e in entries)
-    files["variants.txt"] = VARIANT_LIST_HEADER + listing
-    # the hash covers the expressions' programs too: an edited expression invalidates tuned tables like a new variant
+    lines = [variant_line(e) for e in entries]
+    files["variants.txt"] = VARIANT_LIST_HEADER + "".join(lines)
+    # the hashes cover the expressions' programs too: an edited expression invalidates tuned rows like a new variant
     exprs = list(exprs)
-    hashed = listing + "".join(f"expr {e.name} {e.text()}\n" for e in exprs)
     expr_ops = [e.op for e in exprs]
+    programs = {e.op: (e.name, e.text()) for e in exprs}
+    # per (op, bits), sorted by op code then bits (the runtime searches them): what a format-2 table row names
+    op_code = lambda op: len(OPS) + expr_ops.index(op) if op in expr_ops else list(OPS).index(op)  # noqa: E731
+    sets = sorted(candidate_sets(lines, programs).items(), key=lambda kv: (op_code(kv[0][0]), kv[0][1]))
     files["registry.c"] = env.get_template("registry.c.j2").render(
-        entries=entries, kernels=kernels, sizes=sizes, hash=fnv1a64(hashed.encode()), programs=exprs,
+        entries=entries, kernels=kernels, sizes=sizes, hash=registry_hash(lines, programs), programs=exprs,
+        candidate_sets=sets,
         op_c=lambda op: f"MIDINT_OP_EXPR0 + {expr_ops.index(op)}" if op in expr_ops else f"MIDINT_OP_{op.upper()}",
         ntt_primes=ntt.find_primes(max(ntt.PRIME_SET_SIZES)), ntt_table_length=ntt_plan.TABLE_LENGTH,
         grid=grid_plan)

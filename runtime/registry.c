@@ -29,6 +29,22 @@ const midint_variant *midint_registry_find(const char *name)
     return NULL;
 }
 
+const char *midint_candidate_set_hash(midint_op op, uint32_t bits)
+{
+    size_t lo = 0, hi = midint_candidate_set_count; /* binary search: the generator sorts by (op, bits) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const midint_candidate_set *c = &midint_candidate_sets[mid];
+        if (c->op == op && c->bits == bits)
+            return c->hash;
+        if (c->op < op || (c->op == op && c->bits < bits))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n)
 {
     if (v->plan != MIDINT_PLAN_ONE_BLOCK) /* spread over as many blocks as the size needs */

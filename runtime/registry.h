@@ -91,6 +91,18 @@ extern const midint_variant midint_registry[];
 extern const size_t midint_registry_size;
 extern const char midint_registry_hash[];
 
+/* The candidates of one (op, bits) pair: a tuned table's row names this hash (format 2, runtime/tuning.c). */
+typedef struct midint_candidate_set {
+    midint_op op;
+    uint32_t bits;
+    const char *hash;        /* FNV-1a 64 of the pair's variant lines (+ the expression's program), 16 hex digits */
+} midint_candidate_set;
+extern const midint_candidate_set midint_candidate_sets[]; /* sorted by op, then bits */
+extern const size_t midint_candidate_set_count;
+
+/* The candidate-set hash of (op, bits), or NULL when this build generated no variant of op at exactly bits. */
+const char *midint_candidate_set_hash(midint_op op, uint32_t bits);
+
 /* The variant named `name`, or NULL. */
 const midint_variant *midint_registry_find(const char *name);
 

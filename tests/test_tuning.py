@@ -1,4 +1,5 @@
-"""Tuned tables: the loader's checks and messages, and the tuner on PoCL (planted wrong variant, atomic write)."""
+"""Tuned tables: the loader's checks and messages, and the tuner on PoCL (planted wrong variant, atomic write).
+Format 2's per-pair candidate sets and tune.py --upgrade: tests/test_tuning_sets.py."""
 
 import subprocess
 import sys
@@ -131,14 +132,15 @@ def test_tuner_rejects_planted_wrong_variant_and_table_is_used(ident, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"rejected {planted}: wrong result against GMP" in p.stdout, p.stdout
     text = out.read_text()
-    assert "midint-tuning 1" in text and f"registry {ident['registry']}" in text
+    assert "midint-tuning 2" in text and f"registry {ident['registry']}" in text
     assert planted not in text
     entries = [ln.split() for ln in text.splitlines() if ln.startswith("add ")]
     assert entries and all(e[1] == str(B) for e in entries)
     covering = [e[4] for e in entries if int(e[2]) <= 512 and (e[3] == "*" or 512 <= int(e[3]))]
     assert len(covering) == 1, text
-    _, sel = measure([f"select add {B} 512"], MIDINT_TUNING=str(out))
+    header, sel = measure([f"select add {B} 512"], MIDINT_TUNING=str(out))
     assert sel[0].split()[-1] == covering[0]
+    assert "pairs: 1 from the table, 0 on the default rule" in header["tuning"], header["tuning"]
 
 
 def test_interrupted_tuner_leaves_previous_table(ident, tmp_path):

@@ -8,6 +8,8 @@
  *   gmp OP BITS COUNT THREADS         -> "gmp OP BITS COUNT THREADS SECONDS" (GMP mpn on host threads)
  *   select OP BITS COUNT              -> "select OP BITS COUNT VARIANT"
  *   load PATH                         -> "load ok STATUS" or "load refused MESSAGE"
+ *   sets                              -> "set OP BITS HASH" per generated (op, bits) pair, then "sets end": the
+ *                                        candidate-set hashes a tuned table's rows name (docs/tuning.md)
  *   host OP BITS COUNT MEM REPS       -> "host OP BITS COUNT MEM ok|error MEDIAN_MS pass|FAIL VARIANT" (a host call
  *                                        from MEM = pageable|pinned memory, wall clock; measure_host.c)
  *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH BOTH" (GB/s, page-locked
@@ -30,6 +32,7 @@
 #include "cases.h"
 #include "measure_host.h"
 #include "midint.h"
+#include "registry.h" /* the candidate-set hashes (sets) */
 
 typedef struct batch {
     unsigned bits;
@@ -455,6 +458,11 @@ int main(int argc, char **argv)
             const char *v = !strncmp(op_s, "expr_", 5) ? midint_expr_selected_variant(ctx, op_s + 5, bits, count)
                             : op < 0 ? NULL : midint_selected_variant(ctx, (midint_op)op, bits, count);
             printf("select %s %u %zu %s\n", op_s, bits, count, v ? v : "none");
+        } else if (!strcmp(cmd, "sets")) {
+            for (size_t i = 0; i < midint_candidate_set_count; i++)
+                printf("set %s %u %s\n", midint_op_name(midint_candidate_sets[i].op), midint_candidate_sets[i].bits,
+                       midint_candidate_sets[i].hash);
+            printf("sets end\n");
         } else if (!strcmp(cmd, "load") && sscanf(line, "load %511[^\n]", name) == 1) {
             if (midint_load_tuning(ctx, strcmp(name, "none") ? name : NULL) == MIDINT_OK)
                 printf("load ok %s\n", midint_tuning_status(ctx));

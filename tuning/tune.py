@@ -5,6 +5,7 @@ sample, drops wrong ones and ones that fail to launch, times the rest (backend e
 keeps the fastest. Candidates that cannot win are not timed: a small cost model (occupancy, shared memory,
 work per thread) keeps the best few by prediction, plus the default rule's choice, unless --exhaustive.
 The table is written atomically at the end; an interrupted run leaves the previous table as it was.
+`--upgrade TABLE` rewrites a format-1 table made for this very build into format 2 (docs/tuning.md), no GPU needed.
 """
 
 import argparse
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MEASURE = ROOT / "build" / "tuning" / "measure"
 VARIANTS_TXT = ROOT / "generated" / "variants.txt"
-FORMAT = 1
+FORMAT = 2   # rows name their (op, bits) pair's candidate-set hash (docs/tuning.md)
 
 # Batch-size ranges the table keys on: (first count, last count or None for unbounded, count to time).
 # The timed count is capped by --words words per operand, so huge instances stay affordable; a range
@@ -120,6 +121,16 @@ class Measure:
         ok = f[5] == "ok"
         return f[4], float(f[6]) if ok else None, f[7] == "pass", " ".join(f[8:])
 
+    def sets(self):
+        """{(op, bits): candidate-set hash} as the library has them: what each written row names."""
+        out, f = {}, self.ask("sets")
+        while f[:2] != ["sets", "end"]:
+            if len(f) != 4 or f[0] != "set":
+                raise RuntimeError(f"the measuring tool answered 'sets' with '{' '.join(f)}'")
+            out[(f[1], int(f[2]))] = f[3]
+            f = self.p.stdout.readline().split()
+        return out
+
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=60)
@@ -130,18 +141,73 @@ def slug(device):
     return s
 
 
-def write_table(path, header, rows, note):
+ROW_COMMENT = "# op bits min_count max_count variant candidates"
+
+
+def write_lines(path, lines):
     """Write atomically: a temporary file in the same folder, then a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [f"# midint tuning table, written by tuning/tune.py ({note}); do not edit by hand",
-             f"midint-tuning {FORMAT}", f"device {header['device']}", f"registry {header['registry']}",
-             "# op bits min_count max_count variant"]
-    lines += [f"{op} {bits} {lo} {'*' if hi is None else hi} {name}" for op, bits, lo, hi, name in rows]
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(lines) + "\n")
     os.replace(tmp, path)
+
+
+def write_table(path, header, rows, note, sets):
+    """`sets`: {(op, bits): candidate-set hash}, the last column of each row."""
+    lines = [f"# midint tuning table, written by tuning/tune.py ({note}); do not edit by hand",
+             f"midint-tuning {FORMAT}", f"device {header['device']}", f"registry {header['registry']}", ROW_COMMENT]
+    lines += [f"{op} {bits} {lo} {'*' if hi is None else hi} {name} {sets[(op, bits)]}"
+              for op, bits, lo, hi, name in rows]
+    write_lines(path, lines)
+
+
+def upgrade(path, out=None):
+    """Rewrite the format-1 table `path` (into `out`, default in place) as format 2, its rows naming the candidate
+    sets of this tree's generated/. Only a table tuned against exactly this build's registry can be: otherwise its
+    rows may name candidate sets it was not tuned among. Returns the exit status."""
+    from table_hashes import HashError, generated_hashes  # the generator's hash functions (only needed here)
+    try:
+        text = Path(path).read_text()
+        registry, sets = generated_hashes()
+    except (OSError, HashError) as e:
+        print(f"tune --upgrade: {e}", file=sys.stderr)
+        return 1
+    content = [(i, ln.split()) for i, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.startswith("#")]
+    if not content or content[0][1][:1] != ["midint-tuning"] or len(content[0][1]) != 2:
+        print(f"tune --upgrade: {path}: not a tuned table (no 'midint-tuning' header)", file=sys.stderr)
+        return 1
+    if content[0][1][1] == str(FORMAT):
+        print(f"tune --upgrade: {path} is already format {FORMAT}; left as it was")
+        return 0
+    if content[0][1][1] != "1":
+        print(f"tune --upgrade: {path}: format {content[0][1][1]}, --upgrade reads format 1", file=sys.stderr)
+        return 1
+    theirs = next((f[1] for _i, f in content if f[0] == "registry" and len(f) == 2), None)
+    if theirs != registry:
+        print(f"tune --upgrade: refused: {path} was tuned against registry {theirs}, this tree's generated/ is "
+              f"registry {registry}. Upgrade it in the build it was made for (make gen with the SIZES and EXPRS "
+              "of that build), or tune again (make tune)", file=sys.stderr)
+        return 1
+    names = {ln.split()[0] for ln in (ROOT / "generated" / "variants.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")}
+    lines = []
+    for i, ln in enumerate(text.splitlines(), 1):
+        f = ln.split()
+        if not ln.strip() or ln.startswith("#") or f[0] in ("device", "registry"):
+            lines.append(ROW_COMMENT if ln.strip() == "# op bits min_count max_count variant" else ln)
+        elif f[0] == "midint-tuning":
+            lines += [f"midint-tuning {FORMAT}", "# upgraded from format 1 by tuning/tune.py --upgrade"]
+        elif len(f) != 5 or not f[1].isdigit() or (f[0], int(f[1])) not in sets or f[4] not in names:
+            print(f"tune --upgrade: refused: {path}:{i}: '{ln}' is not a row of this build "
+                  "(op bits min_count max_count variant, of a generated op, size and variant)", file=sys.stderr)
+            return 1
+        else:
+            lines.append(f"{ln.rstrip()} {sets[(f[0], int(f[1]))]}")
+    write_lines(out or path, lines)
+    print(f"tune --upgrade: wrote {out or path} (format {FORMAT}, registry {registry})")
+    return 0
 
 
 def coalesce(entries):
@@ -176,7 +242,11 @@ def main(argv=None):
                     "was tuned (0: no limit)")
     ap.add_argument("--csv", help="also write every measurement here")
     ap.add_argument("--fail-after", type=int, default=0, help=argparse.SUPPRESS)  # test hook: abort mid-run
+    ap.add_argument("--upgrade", metavar="TABLE", help="rewrite TABLE, a format-1 table made for this build "
+                    "(its registry line equals generated/'s), as format 2 (into --out if given) and exit; no GPU")
     args = ap.parse_args(argv)
+    if args.upgrade:
+        return upgrade(args.upgrade, args.out)
 
     ops = [o for o in args.ops.split(",") if o] or ["add", "sub", "mul", "mullo"] + sorted(
         {v.op for v in read_variants() if v.op.startswith("expr_")})
@@ -188,6 +258,7 @@ def main(argv=None):
     groups = sorted({(v.op, v.bits) for v in variants}, key=lambda k: (ops.index(k[0]), k[1]))
 
     m = Measure(args.backend)
+    sets = m.sets()
     out = Path(args.out) if args.out else ROOT / "tuning" / "tables" / f"{slug(m.header['device'])}.tune"
     print(f"tune: {m.header['device']}, registry {m.header['registry']}, {len(groups)} (op, size) groups -> {out}")
     start, done, entries, summary, rejected, log = time.monotonic(), 0, {}, [], [], []
@@ -240,7 +311,7 @@ def main(argv=None):
         print("tune: nothing was tuned; no table written", file=sys.stderr)
         return 1
     note = "exhaustive" if args.exhaustive else f"best {args.keep} by cost model"
-    write_table(out, m.header, coalesce(entries), note)
+    write_table(out, m.header, coalesce(entries), note, sets)
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("op,bits,count,variant,median_ms,status,default\n")
