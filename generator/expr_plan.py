@@ -36,6 +36,7 @@ class Layout:
     ov: int                  # words of product overflow limbs at offset 0 (0 without products)
     totals: int              # offset of the scan's 32 words
     words: int               # shared words in all (without the OpenCL shuffle scratch)
+    registers: bool = False  # the values live in registers, the slots only stage (in_registers)
 
 
 def region_limbs(q: int, op: str) -> int:
@@ -80,4 +81,33 @@ def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
         offsets.append((off, w))
         off += padded_words(w * block * chunk)
     outputs = tuple((j, slot_of[v], p.widths[v], name) for j, (name, v) in enumerate(p.outputs))
-    return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP)
+    return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP, in_registers(op, chunk))
+
+
+# ---- the sums-only kernel: every value in registers (templates/kernel_expr.j2, docs/expressions.md) ----
+# A program whose steps are all additions, subtractions and constants of width 1 keeps its values in registers: a
+# thread holds the same `chunk` words of every value (sums are word-aligned, unlike products), so a step reads its
+# operands from the registers the previous steps wrote, and shared memory serves only the staging and the scan.
+REGISTER_STEPS = ("add", "sub", "const")
+REGISTER_MAX_WORDS = 128   # live values x chunk words: six at Q = 16 u32 keeps 3 x 16 (ptxas: see docs)
+
+
+def live_values(p: Program) -> int:
+    """The most values live at once: after a step, the values read later (or outputs) and the step's result."""
+    last = p.last_uses()
+    nin = len(p.inputs)
+    live = {v for v in range(nin) if v in last}
+    most = len(live)
+    for i, _s in enumerate(p.steps):
+        live.add(nin + i)
+        most = max(most, len(live))
+        live = {v for v in live if last.get(v, -1) > i}
+    return most
+
+
+def in_registers(op: str, chunk: int) -> bool:
+    """Whether the variant keeps every value in registers: sums of width 1 only, and the live words fit."""
+    p = program(op)
+    return (all(s.op in REGISTER_STEPS and s.width == 1 for s in p.steps)
+            and all(p.width_of(v) == 1 for _n, v in p.outputs)
+            and live_values(p) * chunk <= REGISTER_MAX_WORDS)

@@ -104,8 +104,8 @@ def check_errors(driver, backend, skipped_ok):
 
 def test_mix_expression_in_a_tree_copy(tmp_path):
     """tests/expressions/mix.expr (subtraction, constants, full products, zero-extension, shared values, four outputs,
-    two of twice the width) generated alone at two sizes in a copy of the tree, checked against GMP on OpenCL, and
-    the API checks that need several outputs."""
+    two of twice the width) and sums.expr (the sums-only kernel) generated alone at two sizes in a copy of the tree,
+    checked against GMP on OpenCL, and the API checks that need several outputs."""
     require_backend("opencl")
     tree = tmp_path / "tree"
     files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "generator", "templates",
@@ -114,17 +114,23 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
     for f in files:
         (tree / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, tree / f)
-    for target in (["gen", "SIZES=512,2048", "EXPRS=tests/expressions/mix.expr", "GENFLAGS=--ops expr_mix"],
+    for target in (["gen", "SIZES=512,2048", "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr",
+                    "GENFLAGS=--ops expr_mix,expr_sums"],
                    ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
         p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     names = [ln.split()[0] for ln in (tree / "generated/variants.txt").read_text().splitlines()
-             if ln.startswith("expr_mix_") and ln.split()[6] == "opencl"]
-    assert names
+             if ln.startswith(("expr_mix_", "expr_sums_")) and ln.split()[6] == "opencl"]
+    assert {n.split("_")[1] for n in names} == {"mix", "sums"}
     for name in names:
-        bits, ipb = int(name.split("_")[2]), int(name.split("_")[5][1:])
+        expr, bits, ipb = name.split("_")[1], int(name.split("_")[2]), int(name.split("_")[5][1:])
         v = {"bits": bits, "ipb": ipb}
-        cases = variant_cases(v, "mix")
+        cases = variant_cases(v, expr)
+        if expr == "sums" and bits > 1536:
+            # sums.expr takes the sums-only kernel (every value in registers): instances of 3 and 2 threads of 16
+            # words, so segments straddle warps (the scan across warps) or tile them (ballots alone)
+            cases += ["sums 1536 45 mixed 30 host none", "sums 1504 13 edges 31 device inplace",
+                      "sums 800 70 mixed 32 host none", "sums 1536 3 ones_plus_one 33 host none"]
         proc = run(["--backend", "opencl", "--variant", name], cases, tree=tree)
         assert_all_ok(proc, cases)
     check_errors(tree / "build/tests/expr_errors", "opencl", skipped_ok=set())

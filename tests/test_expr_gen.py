@@ -69,3 +69,15 @@ def test_cli_reports_expression_errors(tmp_path):
                        capture_output=True, text=True)
     assert "expr_six_16384_" in p.stdout and "expr_poly_512_" in p.stdout and "expr_poly_16384" not in p.stdout
     assert "expr_poly" in p.stderr and "expr_product_max_bits" in p.stderr
+
+
+def test_sums_only_programs_keep_their_values_in_registers():
+    """expr_plan.in_registers: six (additions only) keeps its values in registers, products and double widths keep
+    the slots; the live values bound the words a thread holds."""
+    register("six", "poly")
+    p = load(ROOT / "tests" / "expressions" / "mix.expr")
+    expr_plan.PROGRAMS[p.op] = p
+    assert expr_plan.live_values(expr_plan.program("expr_six")) == 4    # b, t3, t4 and t5 as it is made
+    assert expr_plan.in_registers("expr_six", 16) and expr_plan.layout("expr_six", 128, 16, 1).registers
+    assert not expr_plan.in_registers("expr_six", 64)                   # 4 x 64 words: too many registers
+    assert not expr_plan.in_registers("expr_poly", 16) and not expr_plan.in_registers("expr_mix", 16)
