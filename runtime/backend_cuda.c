@@ -51,7 +51,10 @@ static midint_status cu_open(midint_context *ctx, int device)
     if (!s)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "CUDA: out of host memory");
     ctx->be = s;
-    int ok = (err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) == cudaSuccess &&
+    /* The context's own stream (device calls given NULL) is a blocking one: ordered with the legacy default stream,
+     * as midint.h promises, so work a caller (CuPy, PyTorch) enqueued there comes before a call and reads of r
+     * enqueued there after it wait for it. The host path's slots have non-blocking streams of their own. */
+    int ok = (err = cudaStreamCreateWithFlags(&s->stream, cudaStreamDefault)) == cudaSuccess &&
              (err = cudaEventCreate(&s->start)) == cudaSuccess && (err = cudaEventCreate(&s->stop)) == cudaSuccess;
     for (int i = 0; i < MIDINT_FENCES && ok; i++)
         ok = (err = cudaEventCreateWithFlags(&s->fence[i], cudaEventDisableTiming)) == cudaSuccess;

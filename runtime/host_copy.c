@@ -15,8 +15,8 @@
  * more than it saves. */
 #define COPY_PIECE ((size_t)1 << 20)
 #define COPY_ALONE ((size_t)2 << 20)
-#define COPY_MAX_THREADS 16
-#define COPY_DEFAULT_THREADS 8
+#define COPY_MAX_THREADS 32
+#define COPY_DEFAULT_THREADS 16
 
 struct midint_copy_pool {
     int streaming;                   /* non-temporal stores (MIDINT_HOST_STREAMING=0: plain memcpy) */
@@ -107,7 +107,8 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Threads: MIDINT_HOST_THREADS when set (1: copy on the calling thread only), else up to 8 of the host's cores. */
+/* Threads: MIDINT_HOST_THREADS when set (1: copy on the calling thread only), else one per core up to 16 (on the
+ * 16-core H200 machine 16 threads moved 1.2-1.4x what 8 did from pageable memory). */
 static unsigned pool_threads(void)
 {
     const char *env = getenv("MIDINT_HOST_THREADS");

@@ -139,7 +139,9 @@ midint_status midint_mullo_async(midint_context *ctx, size_t count, unsigned bit
                                  const uint32_t *b, void *stream);
 
 /* ---- Device buffers: enqueue only; returns before the work finishes. ----
- * CUDA context: r, a, b, carry are device pointers and `stream` is a cudaStream_t (NULL: default stream).
+ * CUDA context: r, a, b, carry are device pointers and `stream` is a cudaStream_t (NULL: the context's own
+ * stream, which is ordered with the legacy default stream: work enqueued there before the call runs first, and
+ * work enqueued there after it waits for it).
  * OpenCL context: r, a, b, carry are cl_mem buffers created on midint_opencl_context(ctx), data at offset
  * 0, and `stream` is a cl_command_queue on that context (NULL: the context's own queue). */
 midint_status midint_add_device(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
