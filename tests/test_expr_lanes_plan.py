@@ -17,7 +17,7 @@ from generator import expr_lanes_plan, expr_plan, space  # noqa: E402
 from generator.expr import load, parse  # noqa: E402
 from generator.lanes_plan import lanes_chains, segment_masks  # noqa: E402
 from generator.variant import Variant  # noqa: E402
-from test_lanes_plan import Flag, lane_product  # noqa: E402
+from test_lanes_plan import Flag, close_block, lane_product, next_windows, run_rows  # noqa: E402
 
 from test_lanes_karatsuba import MASK, WARP, add_words, ballot  # noqa: E402  (the warp model's primitives)
 
@@ -62,19 +62,6 @@ def warp_mullo(xs, ys, lanes, q):
     return out
 
 
-def run_rows(f, E, O, rows, xw, bt):
-    """One row's chains into E and O (lib_lanes.j2's row_products), a carry into a chain's last word checked."""
-    for ch in rows:
-        arr = E if ch.sums == "E" else O
-        for k, (i, half, j) in enumerate(ch.ops):
-            p = xw[j] * bt
-            arr[i] = f.add(arr[i], (p & MASK) if half == "lo" else p >> 32, k > 0)
-        if ch.carry_to is not None:
-            before = arr[ch.carry_to]
-            arr[ch.carry_to] = f.add(arr[ch.carry_to], 0, True)
-            assert arr[ch.carry_to] >= before, "a chain's carry overflowed its last word"
-
-
 def square_cross(x, sq, skip_mask=False):
     """The square's pipeline for one instance (x: each lane's Q words): T's blocks, lane s taking block s. Lane l
     adds its products at step s only where sq.contributes(l, s) (the template's `lane > s ? bt : 0` inside
@@ -92,27 +79,10 @@ def square_cross(x, sq, skip_mask=False):
                 for row in range(q):
                     bt = x[s][row] if sq.contributes(l, s) or skip_mask else 0
                     run_rows(f, E[l], O[l], rows[row], x[l], bt)
-            e = E[l]
-            e[1] = f.add(e[1], O[l][0], False)
-            for j in range(2, q):
-                e[j] = f.add(e[j], O[l][j - 1], True)
+            S.append(close_block(f, E[l], O[l], q))
             cs.append(f.c)
-            S.append(e[:q])
         out.append(S[0])
-        for l in range(lanes):   # lib_lanes.j2's next_window
-            e, o, f = E[l], O[l], Flag()
-            oq = o[q - 1]
-            E[l] = e[q:2 * q + 1] + [0] * q
-            O[l] = o[q:2 * q - 1] + [0] * q
-            incoming = S[(l + 1) % lanes] if l != lanes - 1 else [0] * q
-            f.c = cs[l]
-            for j in range(q):
-                E[l][j] = f.add(E[l][j], incoming[j], True)
-            E[l][q] = f.add(E[l][q], 0, True)
-            E[l][0] = f.add(E[l][0], oq, False)
-            for j in range(1, q):
-                E[l][j] = f.add(E[l][j], 0, True)
-            E[l][q] = f.add(E[l][q], 0, True)
+        next_windows(E, O, S, cs, lanes, q)
     return out
 
 

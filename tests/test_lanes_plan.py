@@ -28,6 +28,46 @@ class Flag:
         return s & MASK
 
 
+def run_rows(f, E, O, rows, xw, bt):
+    """One row's chains into E and O (lib_lanes.j2's row_products), a carry into a chain's last word checked."""
+    for ch in rows:
+        arr = E if ch.sums == "E" else O
+        for k, (i, half, j) in enumerate(ch.ops):
+            p = xw[j] * bt
+            arr[i] = f.add(arr[i], (p & MASK) if half == "lo" else p >> 32, k > 0)
+        if ch.carry_to is not None:
+            before = arr[ch.carry_to]
+            arr[ch.carry_to] = f.add(arr[ch.carry_to], 0, True)
+            assert arr[ch.carry_to] >= before, "a chain's carry overflowed its last word"
+
+
+def close_block(f, e, o, q):
+    """A lane's low Q words of E + O at the end of a step (final for the block it stands at), into e."""
+    e[1] = f.add(e[1], o[0], False)
+    for j in range(2, q):
+        e[j] = f.add(e[j], o[j - 1], True)
+    return e[:q]
+
+
+def next_windows(E, O, S, cs, lanes, q):
+    """lib_lanes.j2's next_window for every lane: the high words move down, the low block of the lane above (S) and
+    the step's carry (cs) come in."""
+    for l in range(lanes):
+        e, o, f = E[l], O[l], Flag()
+        oq = o[q - 1]
+        E[l] = e[q:2 * q + 1] + [0] * q
+        O[l] = o[q:2 * q - 1] + [0] * q
+        incoming = S[(l + 1) % lanes] if l != lanes - 1 else [0] * q
+        f.c = cs[l]
+        for j in range(q):
+            E[l][j] = f.add(E[l][j], incoming[j], True)
+        E[l][q] = f.add(E[l][q], 0, True)
+        E[l][0] = f.add(E[l][0], oq, False)
+        for j in range(1, q):
+            E[l][j] = f.add(E[l][j], 0, True)
+        E[l][q] = f.add(E[l][q], 0, True)
+
+
 def lane_product(a_words, b_words, lanes, q, full, skip=False):
     """The kernel's steps for one instance: returns the product's words (2n for mul, n for mullo). `skip`: lanes
     leave out the steps whose products land at or above word block `lanes` (the low half's shortcut)."""
@@ -43,37 +83,11 @@ def lane_product(a_words, b_words, lanes, q, full, skip=False):
             f = Flag()
             if s < lanes and not (skip and s + l >= lanes):
                 for row in range(q):
-                    bt = y[s][row]
-                    for ch in rows[row]:
-                        arr = E[l] if ch.sums == "E" else O[l]
-                        for k, (i, half, j) in enumerate(ch.ops):
-                            p = x[l][j] * bt
-                            arr[i] = f.add(arr[i], (p & MASK) if half == "lo" else p >> 32, k > 0)
-                        if ch.carry_to is not None:
-                            before = arr[ch.carry_to]
-                            arr[ch.carry_to] = f.add(arr[ch.carry_to], 0, True)
-                            assert arr[ch.carry_to] >= before, "a chain's carry overflowed its last word"
-            e = E[l]
-            e[1] = f.add(e[1], O[l][0], False)
-            for j in range(2, q):
-                e[j] = f.add(e[j], O[l][j - 1], True)
+                    run_rows(f, E[l], O[l], rows[row], x[l], y[s][row])
+            S.append(close_block(f, E[l], O[l], q))
             cs.append(f.c)
-            S.append(e[:q])
         out += S[0]    # lane L - 1 receives lane 0's words and stores them
-        for l in range(lanes):
-            e, o, f = E[l], O[l], Flag()
-            oq = o[q - 1]
-            E[l] = e[q:2 * q + 1] + [0] * q
-            O[l] = o[q:2 * q - 1] + [0] * q
-            incoming = S[(l + 1) % lanes] if l != lanes - 1 else [0] * q
-            f.c = cs[l]
-            for j in range(q):
-                E[l][j] = f.add(E[l][j], incoming[j], True)
-            E[l][q] = f.add(E[l][q], 0, True)
-            E[l][0] = f.add(E[l][0], oq, False)
-            for j in range(1, q):
-                E[l][j] = f.add(E[l][j], 0, True)
-            E[l][q] = f.add(E[l][q], 0, True)
+        next_windows(E, O, S, cs, lanes, q)
     return out
 
 
