@@ -43,11 +43,14 @@ def default_choice(op, bits, count):
     return out[0].split()[-1]
 
 
-def other_variant(op, bits, count):
-    """A variant of (op, bits) on OpenCL that the default rule does not pick for this call."""
+def other_variant(op, bits, count, required=True):
+    """A variant of (op, bits) on OpenCL that the default rule does not pick for this call (None where there is no
+    other and not `required`)."""
     default = default_choice(op, bits, count)
-    return next(v["name"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == op
-                and v["bits"] == bits and v["name"] != default)
+    name = next((v["name"] for v in read_variants() if v["backend"] == "opencl" and v["op"] == op
+                 and v["bits"] == bits and v["name"] != default), None)
+    assert name or not required, f"{op} at {bits} bits has one OpenCL variant in this build"
+    return name
 
 
 def sizes_of(op):
@@ -185,7 +188,12 @@ def upgrade(*args):
 
 
 def test_upgrade_rewrites_a_table_of_this_build(ident, sets, tmp_path):
-    chosen = {(op, b): other_variant(op, b, 100) for op in ("add", "mullo") for b in sizes_of(op)[:2]}
+    chosen = {}   # two sizes of each op that have a variant besides the default rule's (any SIZES)
+    for op in ("add", "mullo"):
+        others = ((b, other_variant(op, b, 100, required=False)) for b in sizes_of(op))
+        chosen.update(((op, b), n) for b, n in [x for x in others if x[1]][:2])
+    if not chosen:
+        pytest.skip("no generated size has a second OpenCL variant of add or mullo")
     v1 = tmp_path / "v1.tune"
     v1.write_text(f"# made by hand\nmidint-tuning 1\ndevice {ident['device']}\nregistry {ident['registry']}\n"
                   "# op bits min_count max_count variant\n"
