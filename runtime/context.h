@@ -60,8 +60,9 @@ typedef struct midint_backend_ops {
     midint_status (*fence_mark)(midint_context *ctx, unsigned i, void *stream);
     midint_status (*fence_wait)(midint_context *ctx, void *stream, unsigned i);
     midint_status (*fence_sync)(midint_context *ctx, unsigned i);
-    /* A device-buffer handle through which kernels read and write host_alloc memory `host` in place (CUDA: the
-     * mapped alias of page-locked memory), or NULL. Small host calls run on it with no copy to the device. */
+    /* The device address through which kernels read and write host_alloc memory `host` in place (CUDA: the mapped
+     * alias of page-locked memory), or NULL. host_path.c adds byte offsets to it, so a backend whose buffer handles
+     * are not addresses leaves this NULL. Small host calls run on it with no copy to the device. */
     void *(*host_alias)(midint_context *ctx, void *host, void *handle);
 } midint_backend_ops;
 
