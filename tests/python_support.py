@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, STEERING, TEST_ENV, read_variants, require_backend
+from conftest import BACKENDS, ROOT, STEERING, TEST_ENV, read_variants, require_backend
 
 if os.environ.get("MIDINT_PY_INSTALLED") != "1":
     sys.path.insert(0, str(ROOT / "python"))
@@ -26,6 +26,14 @@ def open_context(backend):
     """A midint.Context on `backend`, or skip with the reason when the backend cannot run here."""
     require_backend(backend)
     return midint.Context(backend)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def ctx(request):
+    """A context on each backend, one per test module (imported by the test_python_* modules)."""
+    c = open_context(request.param)
+    yield c
+    c.close()
 
 
 def sizes_for(backend, op, limit=4096):

@@ -5,15 +5,7 @@ import random
 
 import pytest
 
-from conftest import BACKENDS
-from python_support import OPS, adversarial_pairs, midint, np, open_context, reference, sizes_for
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def ctx(request):
-    c = open_context(request.param)
-    yield c
-    c.close()
+from python_support import OPS, adversarial_pairs, ctx, midint, np, reference, sizes_for  # noqa: F401  (ctx: fixture)
 
 
 def cases(ctx, op):

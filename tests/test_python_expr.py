@@ -5,17 +5,10 @@ import random
 
 import pytest
 
-from conftest import BACKENDS, read_variants
-from python_support import adversarial_pairs, midint, np, open_context
+from conftest import read_variants
+from python_support import adversarial_pairs, ctx, midint, np  # noqa: F401  (ctx: fixture)
 
 FORMULAS = {"six": lambda a, b: 6 * a + 10 * b, "poly": lambda a, b: (a * a + b) * (b * b + b) + a * b}
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def ctx(request):
-    c = open_context(request.param)
-    yield c
-    c.close()
 
 
 def expr_sizes(backend, name, limit=4096):

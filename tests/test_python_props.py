@@ -3,21 +3,13 @@ batches of generated values at the sizes this build serves (few examples: each r
 
 import pytest
 
-from conftest import BACKENDS
-from python_support import midint, open_context, sizes_for
+from python_support import ctx, midint, sizes_for  # noqa: F401  (ctx: fixture)
 
 hypothesis = pytest.importorskip("hypothesis", reason="hypothesis is not installed (pip install hypothesis)")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def ctx(request):
-    c = open_context(request.param)
-    yield c
-    c.close()
 
 
 def batches(ctx, op, operands=2):
