@@ -249,26 +249,19 @@ static int in_place(const char *name, void (*tweak)(void **, const void **), int
 }
 static int c_in_place_output_is_input(void) { return in_place("in_place_output_is_input", t_out_is_in, 0); }
 static int c_in_place_output_is_last_input(void) { return in_place("in_place_output_is_last_input", t_out_is_in_last, 1); }
-static int c_overlap_outputs(void)
+/* outputs[1] placed over outputs[0] by `tweak`: refused with MIDINT_ERR_OVERLAP, nothing written. */
+static int outputs_overlap(const char *name, void (*tweak)(void **o, const void **in))
 {
     const midint_expr_desc *d = find_expr(1, 0);
     if (!d) {
-        printf("skip overlap_outputs: no generated expression has two outputs\n");
+        printf("skip %s: no generated expression has two outputs\n", name);
         return 1;
     }
-    return expect("overlap_outputs", host_call(d, d->name, COUNT, bits, d->noutputs, d->ninputs, t_out1_over_out0),
-                  MIDINT_ERR_OVERLAP, "overlaps outputs[1]", NULL, d);
+    return expect(name, host_call(d, d->name, COUNT, bits, d->noutputs, d->ninputs, tweak), MIDINT_ERR_OVERLAP,
+                  "overlaps outputs[1]", NULL, d);
 }
-static int c_same_outputs(void)
-{
-    const midint_expr_desc *d = find_expr(1, 0);
-    if (!d) {
-        printf("skip same_outputs: no generated expression has two outputs\n");
-        return 1;
-    }
-    return expect("same_outputs", host_call(d, d->name, COUNT, bits, d->noutputs, d->ninputs, t_out1_is_out0),
-                  MIDINT_ERR_OVERLAP, "overlaps outputs[1]", NULL, d);
-}
+static int c_overlap_outputs(void) { return outputs_overlap("overlap_outputs", t_out1_over_out0); }
+static int c_same_outputs(void) { return outputs_overlap("same_outputs", t_out1_is_out0); }
 static int c_wide_output_in_place_refused(void)
 {
     const midint_expr_desc *d = find_expr(0, 1);
