@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import expr_lanes_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan
+from . import expr_lanes_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, owner_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -44,6 +44,7 @@ class OpFamily:
     grids: tuple = (None,)           # grid families: threads per block of their tile kernels; (None,) otherwise
     lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
     across: tuple = (False,)         # register-resident families: lanes in one warp (False) or across warps (True)
+    owners: tuple = (False,)         # (True,): the balanced low half (`_oL`), blocks summed by their owner warps
     karatsubas: tuple = (None,)      # Karatsuba levels over a register-resident base case; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
@@ -367,6 +368,36 @@ EXPR = OpFamily(
     ),
 )
 
+# The balanced low half (templates/kernel_mullo_owner.j2, generator/owner_plan.py): mullo's triangle of block products
+# shared by L/2 warps, each warp summing two result blocks (about L block products each), lane i of every warp on
+# instance i of a group of 32; operands, partial sums and the join through shared memory. The lanes family's shape
+# constraints hold as they are (L blocks of Q words).
+def lanes_owner_shared_words(v: Variant) -> int:
+    return v.ipb // WARP * owner_plan.owner_plan(v.lanes, v.q).group_words
+
+
+LANES_OWNER = OpFamily(
+    ops=("mullo",),
+    template="kernel_mullo_owner.j2",
+    limbs=("u32",),
+    qs=(8, 16),
+    ipbs=(32, 64),
+    lanes=LANES.lanes,
+    owners=(True,),
+    shared_words=lanes_owner_shared_words,
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, False),
+                              "trows": lanes_plan.lanes_chains(v.q, True),
+                              "op": owner_plan.owner_plan(v.lanes, v.q)},
+    multi_instance_blocks=(32, 64, 128, 256, 512, 1024),   # 32 L/2 threads per group of 32 instances
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_registers",
+                                                                 "lanes_max_bits"))
+    + (
+        Constraint("owner_shape", "at least 2 blocks (L/2 warps), groups of 32 instances (one per lane)",
+                   lambda v: v.lanes >= 2 and v.ipb % WARP == 0),
+    ),
+)
+
+
 # Fused expressions in registers (generator/expr_lanes_plan.py, templates/kernel_expr_lanes.j2): every value on the
 # L lanes x Q words of the lanes family, sums by a carry chain per lane and a ballot across lanes, products by the
 # lanes pipeline's low half, no shared memory on CUDA. The lanes family's shape constraints hold as they are.
@@ -409,7 +440,7 @@ EXPR_LANES = OpFamily(
     + tuple(c for c in LANES.constraints if c.name in ("lanes_block", "lanes_min_q")),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, EXPR, EXPR_LANES)
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
@@ -425,7 +456,7 @@ def family_of(v: Variant) -> OpFamily | None:
     for fam in families_for(v.op):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
                 and (v.lanes is None) == (fam.lanes == (None,))
-                and (v.karatsuba is None) == (fam.karatsubas == (None,))):
+                and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))):
             return fam
     return None
 
@@ -502,7 +533,8 @@ def candidates(op: str, bits: int, backend: str):
                         for grid in fam.grids:
                             for lanes in fam.lanes:
                                 for across in fam.across:
-                                    for kara in fam.karatsubas:
-                                        yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb, backend=backend,
-                                                      ntt=choice, grid=grid, lanes=lanes, across=across,
-                                                      karatsuba=kara)
+                                    for owner in fam.owners:
+                                        for kara in fam.karatsubas:
+                                            yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb,
+                                                          backend=backend, ntt=choice, grid=grid, lanes=lanes,
+                                                          across=across, owner=owner, karatsuba=kara)

@@ -22,7 +22,8 @@ class Variant:
     threads per block of a grid family, whose instance is spread over many blocks and several kernels.
     `lanes` is None for block-wide kernels, else the lanes an instance's limbs live on, in registers (1: a thread
     per instance): neighbouring lanes of one warp (name field wL), or with `across` one lane in each of L warps
-    (xL), which lets whole warps skip the steps that are of no use to them (the low half). `karatsuba` is None for
+    (xL), which lets whole warps skip the steps that are of no use to them (the low half), or with `owner` L word
+    blocks summed by L/2 warps, each warp the products of two blocks (oL, the balanced low half). `karatsuba` is None for
     the plain algorithms, else the Karatsuba levels over a register-resident base case (name field kK).
     Further optional fields go in the same way: appended with their own prefix, absent when at their default."""
 
@@ -36,6 +37,7 @@ class Variant:
     grid: int | None = None
     lanes: int | None = None
     across: bool = False
+    owner: bool = False
     karatsuba: int | None = None
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
@@ -59,7 +61,7 @@ class Variant:
         if self.grid is not None:
             return self.grid
         if self.lanes is not None:
-            return self.lanes
+            return self.lanes // 2 if self.owner else self.lanes
         if self.ntt is not None:
             return transform_length(self.bits, self.ntt[1]) // self.q
         return -(-self.words // self.chunk_words)
@@ -87,7 +89,7 @@ _NAME_FIELDS = (
     ("ipb", "i", r"[1-9][0-9]*", False),
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
     ("grid", "g", r"[1-9][0-9]*", True),
-    ("lanes", "(?P<lanes_kind>[wx])", r"[1-9][0-9]*", True),   # w: lanes of one warp, x: across warps
+    ("lanes", "(?P<lanes_kind>[wxo])", r"[1-9][0-9]*", True),  # w: lanes of one warp, x: across warps, o: owners
     ("karatsuba", "k", r"[1-9]", True),                           # Karatsuba levels over the lanes pipeline
     ("backend", "", "|".join(BACKENDS), False),
 )
@@ -110,7 +112,7 @@ def format_name(v: Variant) -> str:
         if field == "ntt":
             value = f"{value[0]}b{value[1]}"
         if field == "lanes":
-            prefix = "x" if v.across else "w"
+            prefix = "o" if v.owner else "x" if v.across else "w"
         parts.append(f"{prefix}{value}")
     return "_".join(parts)
 
@@ -119,7 +121,7 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES][_kLEVELS]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES|_oLANES][_kLEVELS]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
@@ -140,5 +142,6 @@ def parse_name(name: str) -> Variant:
         grid=int(grid) if grid is not None else None,
         lanes=int(lanes) if lanes is not None else None,
         across=m.group("lanes_kind") == "x",
+        owner=m.group("lanes_kind") == "o",
         karatsuba=int(karatsuba) if karatsuba is not None else None,
     )

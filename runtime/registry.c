@@ -49,8 +49,8 @@ uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n
 {
     if (v->plan != MIDINT_PLAN_ONE_BLOCK) /* spread over as many blocks as the size needs */
         return v->block;
-    if (v->lanes) /* the lanes hold a fixed number of words: shorter instances are zero-padded */
-        return v->lanes;
+    if (v->lanes) /* the lanes hold a fixed number of words: shorter instances are zero-padded; _oL: 2 blocks a warp */
+        return v->across == 2 ? v->lanes / 2 : v->lanes;
     if (v->ntt_primes) /* the transform length is fixed: a block is always its ipb instances, shorter ones zero-padded */
         return v->block / v->ipb;
     uint32_t chunk = v->q * v->limb_words;

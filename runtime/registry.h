@@ -49,7 +49,8 @@ typedef struct midint_variant {
     midint_plan_kind plan;
     uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
     uint32_t lanes;          /* register-resident variants: lanes per instance (1: a thread); 0 otherwise */
-    uint32_t across;         /* register-resident variants: 1 when the lanes are in different warps (_xL), 0 in one (_wL) */
+    uint32_t across;         /* register-resident variants: 0 lanes of one warp (_wL), 1 lanes in different warps (_xL),
+                              * 2 blocks summed by their owner warps, L/2 per instance (_oL, the balanced low half) */
     uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
 } midint_variant;
 

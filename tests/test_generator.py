@@ -107,6 +107,25 @@ def test_each_karatsuba_constraint_names_itself(fields, constraint):
     assert c is not None and c.name == constraint
 
 
+# The balanced low half (_oL): mullo only, L/2 warps per group of 32 instances, 512..8192 bits
+@pytest.mark.parametrize("v", [v for v in plan([512, 1024, 2048, 4096, 8192, 16384]) if v.owner],
+                         ids=lambda v: v.name)
+def test_owner_names_round_trip(v):
+    assert parse_name(v.name) == v and f"_o{v.lanes}_" in v.name and v.op == "mullo"
+    assert v.bits <= 8192 and v.lanes * v.q == v.words and v.block == v.ipb * v.lanes // 2
+
+
+@pytest.mark.parametrize("fields,constraint", [
+    (dict(op="mul", bits=4096, q=16, ipb=32, lanes=8, owner=True), "known_op"),
+    (dict(op="mullo", bits=512, q=16, ipb=32, lanes=1, owner=True), "owner_shape"),
+    (dict(op="mullo", bits=4096, q=16, ipb=16, lanes=8, owner=True), "owner_shape"),
+    (dict(op="mullo", bits=4096, q=32, ipb=32, lanes=4, owner=True), "lanes_registers"),
+])
+def test_each_owner_constraint_names_itself(fields, constraint):
+    c = failed_constraint(Variant(limb="u32", backend="cuda", **fields))
+    assert c is not None and c.name == constraint, c
+
+
 def test_keep_pruned_is_checked():
     with pytest.raises(PlanError, match="not a prune constraint"):
         plan([8192], keep_pruned=("ntt_bound",))
