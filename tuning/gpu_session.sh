@@ -5,7 +5,7 @@
 # multiplication, every variant, "exhaustive", "grid": the grid variants' CUDA tests, "single": single large
 # instances against GMP on one core, "smallcount": grid against one-block variants for few instances,
 # "profile": per-kernel ncu numbers of PROFILE_CALLS, e.g. "mul:1048576:512 add:1073741824:1", "lanes": the
-# register-resident variants' CUDA tests, the Karatsuba ones (_k1) included, sanitizer runs, their SASS instruction mix and all variants timed
+# register-resident variants' CUDA tests, the Karatsuba (_k1) and balanced low half (_oL) ones included, sanitizer runs, their SASS instruction mix and all variants timed
 # side by side at 512..16384 bits, "host": the pipelined host path's CUDA tests, compute-sanitizer on it, and
 # tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency;
 # "python": the Python package's tests on CUDA and python -m midint.bench; "expr": the fused expressions' CUDA
@@ -60,7 +60,7 @@ fi
 
 if has lanes; then
   echo "== register-resident (lanes) variants: CUDA tests, sanitizer, SASS mix, timed against the other families"
-  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_w or _x)" tests/test_variants.py 2>&1 \
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_w or _x or _o)" tests/test_variants.py 2>&1 \
     | tee "$OUT/pytest_lanes.log" | tail -3
   for v in ${LANES_SAN:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda mullo_4096_u32_q16_i32_x8_cuda \
       mul_4096_u32_q16_i16_w8_k1_cuda mullo_8192_u32_q8_i4_w32_k1_cuda}; do
@@ -76,13 +76,13 @@ if has lanes; then
   done | tee "$OUT/sanitizer_lanes.txt"
   rm -f "$OUT/san.log"
   cuobjdump --dump-sass lib/libmidint.so > "$OUT/sass_all.txt" 2>/dev/null
-  python3 tuning/sass_mix.py "$OUT/sass_all.txt" "_[wx][0-9]+_" > "$OUT/sass_lanes.txt" 2>&1
+  python3 tuning/sass_mix.py "$OUT/sass_all.txt" "_[wxo][0-9]+_" > "$OUT/sass_lanes.txt" 2>&1
   for f in ${LANES_SASS:-mullo_4096_u32_q16_i32_x8_cuda mul_4096_u32_q16_i16_w8_k1_cuda}; do   # whole listings to read
     awk -v f="$f" '/Function :/ {on = index($0, f) > 0} on' "$OUT/sass_all.txt" > "$OUT/sass_$f.txt"
   done
   rm -f "$OUT/sass_all.txt"
   head -40 "$OUT/sass_lanes.txt"
-  timeout 400 python3 tuning/compare.py --ops mul,mullo --sizes "${LANES_SIZES:-512,1024,2048,4096,8192,16384}" \
+  timeout 400 python3 tuning/compare.py --ops "${LANES_OPS:-mul,mullo}" --sizes "${LANES_SIZES:-512,1024,2048,4096,8192,16384}" \
     --csv "$OUT/lanes_compare.csv" > "$OUT/lanes_compare.log" 2>&1
   sed -n '/^best/,$p' "$OUT/lanes_compare.log"
   for count in ${LANES_COUNTS:-}; do   # small batches

@@ -65,10 +65,13 @@ def read_variants(path=VARIANTS_TXT):
 
 def algorithm(v: Variant) -> str:
     """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block, grid or
-    register-resident (per lanes per instance, and Karatsuba levels over them: `_kK` in the name)."""
+    register-resident (per lanes per instance, Karatsuba levels over them: `_kK` in the name, and the balanced low
+    half: `_oL`)."""
     kara = re.search(r"_k(\d+)_[a-z]+$", v.name)
+    owner = re.search(r"_o\d+_", v.name)
     return (("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
-            + (f"-lanes{v.lanes}" if v.lanes != "-" else "") + (f"-k{kara.group(1)}" if kara else ""))
+            + (f"-lanes{v.lanes}" if v.lanes != "-" else "") + (f"-k{kara.group(1)}" if kara else "")
+            + ("-owner" if owner else ""))
 
 
 def predicted_cost(v: Variant) -> float:
@@ -210,6 +213,20 @@ def upgrade(path, out=None):
     return 0
 
 
+def kept_rows(path, tuned, sets):
+    """The rows of the format-2 table `path` for the (op, bits) groups not in `tuned` whose candidate set is still
+    this build's (`sets`): a partial re-tune keeps them (rows of a changed set would be refused at run time)."""
+    rows = []
+    for ln in Path(path).read_text().splitlines():
+        f = ln.split()
+        if len(f) != 6 or ln.startswith("#") or not f[1].isdigit():
+            continue
+        op, bits, lo, hi, name, digest = f[0], int(f[1]), int(f[2]), f[3], f[4], f[5]
+        if (op, bits) not in tuned and sets.get((op, bits)) == digest:
+            rows.append((op, bits, lo, None if hi == "*" else int(hi), name))
+    return rows
+
+
 def coalesce(entries):
     """Merge neighbouring ranges of one (op, bits) with the same winner; the last range is unbounded."""
     rows = []
@@ -241,6 +258,8 @@ def main(argv=None):
     ap.add_argument("--max-minutes", type=float, default=0, help="stop timing after this long and write what "
                     "was tuned (0: no limit)")
     ap.add_argument("--csv", help="also write every measurement here")
+    ap.add_argument("--merge", metavar="TABLE", help="keep TABLE's rows (format 2) for the groups this run does not "
+                    "tune, where their candidates did not change: a re-tune of some operations or sizes")
     ap.add_argument("--fail-after", type=int, default=0, help=argparse.SUPPRESS)  # test hook: abort mid-run
     ap.add_argument("--upgrade", metavar="TABLE", help="rewrite TABLE, a format-1 table made for this build "
                     "(its registry line equals generated/'s), as format 2 (into --out if given) and exit; no GPU")
@@ -311,7 +330,14 @@ def main(argv=None):
         print("tune: nothing was tuned; no table written", file=sys.stderr)
         return 1
     note = "exhaustive" if args.exhaustive else f"best {args.keep} by cost model"
-    write_table(out, m.header, coalesce(entries), note, sets)
+    rows = coalesce(entries)
+    if args.merge:
+        kept = kept_rows(args.merge, set(entries), sets)
+        print(f"tune: kept {len(kept)} rows of {args.merge} for the groups not tuned now")
+        order = list(dict.fromkeys(r[0] for r in kept + rows))   # the table's own order of operations
+        rows = sorted(kept + rows, key=lambda r: (order.index(r[0]), r[1], r[2]))
+        note += f"; other groups from {Path(args.merge).name}"
+    write_table(out, m.header, rows, note, sets)
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("op,bits,count,variant,median_ms,status,default\n")
