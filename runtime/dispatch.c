@@ -113,7 +113,8 @@ typedef struct default_rule {
     uint32_t lanes_upto_bits;
     uint64_t lanes_from_count;
     double lanes_q, lanes_min;
-    uint32_t lanes_across; /* 1: prefer lanes across warps (_xL) where a size has them, 0: lanes of one warp */
+    uint32_t lanes_across; /* 1: prefer lanes across warps (_xL) where a size has them, 0: lanes of one warp, 2: the
+                            * balanced low half (_oL) */
     /* Karatsuba levels preferred among the lanes variants (_kK); 0: the plain pipeline. 0 for every operation
      * until the _k1 variants are measured (the tuned table picks them where they win). */
     uint32_t lanes_karatsuba;
@@ -137,9 +138,13 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * and 85 at 8192), NTT ahead at 16384 (38); mullo 21521 / 8285 / 2280 / 529 / 118 at 512..8192 (classical
      * 11707 / 3789 / 1241 / 335 / 86, NTT 113 at 8192), lanes across warps ahead of lanes of one warp from 2048
      * bits (2280 against 1993, 529 against 471). 16 words per lane were best everywhere but at 512 bits, where
-     * one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words. */
+     * one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words.
+     * mullo's balanced low half (_oL: blocks summed by their owner warps, 32 instances a group) ran 19487 / 8548 /
+     * 2484 / 758 / 207 at 512..8192 bits against the best other lanes mullo 21370 / 8197 / 2265 / 528 / 118 (H200,
+     * 2^27 words), Q = 16 and one group per block best from 1024 bits: the rule prefers it (lanes_across 2) at every
+     * size, 9% slow at 512 bits. */
     [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 1},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2},
 };
 
 /* Fused expressions (op codes from MIDINT_OP_EXPR0): the shared-memory family keeps one region size and limb per
