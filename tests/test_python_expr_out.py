@@ -6,6 +6,7 @@ import random
 import pytest
 
 from python_support import adversarial_pairs, ctx, midint, np  # noqa: F401  (ctx: fixture)
+from test_python_api import _CudaArray
 from test_python_expr import FORMULAS, expr_sizes
 
 GUARD = 0xDEADBEEF   # what the memory around and under an output holds before a call
@@ -93,6 +94,33 @@ def test_expr_out_device_array(ctx, name):
     out = ctx.to_device(np.full((len(a), bits // 32), GUARD, np.uint32))
     assert ctx.expr(name, da, db, out=out) is out
     assert out.to_ints() == want
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_expr_out_cuda_arrays(ctx, name):
+    """CUDA arrays (__cuda_array_interface__ alone, and CuPy when installed) write the given CUDA array, which comes
+    back as it is (not wrapped); a DeviceArray out= for them is of another kind."""
+    if ctx.backend != "cuda":
+        pytest.skip("CUDA arrays run on a CUDA context only (this one is OpenCL)")
+    generated(ctx, name)
+    bits = expr_sizes(ctx.backend, name)[0]
+    a, b = cases(name, bits)
+    want = [FORMULAS[name](x, y) % (1 << bits) for x, y in zip(a, b)]
+    da, db, dout = ctx.to_device(a, bits), ctx.to_device(b, bits), ctx.empty((len(a), bits // 32))
+    out = _CudaArray(dout)
+    assert ctx.expr(name, _CudaArray(da), _CudaArray(db), out=out) is out
+    assert dout.to_ints() == want
+    with pytest.raises(TypeError, match="kind"):
+        ctx.expr(name, _CudaArray(da), _CudaArray(db), out=dout)
+    cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+    ca, cb = cp.asarray(limbs(a, bits)), cp.asarray(limbs(b, bits))
+    cout = cp.full((len(a), bits // 32), GUARD, dtype=cp.uint32)
+    with cp.cuda.Stream(non_blocking=True):   # the call runs on CuPy's current stream
+        assert ctx.expr(name, ca, cb, out=cout) is cout
+        host = cp.asnumpy(cout)
+    assert ints(host) == want
+    assert ctx.expr(name, ca, cb, out=ca) is ca   # in place
+    assert ints(cp.asnumpy(ca)) == want
 
 
 def test_expr_out_mix(ctx):

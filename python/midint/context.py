@@ -419,6 +419,8 @@ class Context:
                                   f"must all hold bits/32", "MIDINT_ERR_INVALID_BITS")
             bits = 32 * words
             _bits_arg(bits)
+        if kind == "cuda":
+            stream = self._cuda_inputs(f"expr {name}", ins, e.inputs, stream)
         host = kind in ("ints", "numpy")
         shapes = [(count, w * bits // 32) for w in e.output_words]
         if out is None:
@@ -552,19 +554,25 @@ class Context:
             self._call(getattr(self._lib, spec.host), *args)
         return r, carry
 
+    def _cuda_inputs(self, what, ins, names, stream):
+        """Checks of CUDA array inputs (a CUDA context, the context's device) and the stream to use: CuPy's
+        current one for CuPy inputs when none is given."""
+        if self.backend != "cuda":
+            raise type_error(f"{what}: CUDA device arrays need a CUDA context; this one runs "
+                             f"{self.backend} (use NumPy arrays or midint.DeviceArray)")
+        for o, name in zip(ins, names):
+            if o.device_id is not None and o.device_id != self.device:
+                raise value_error(f"{name} is on CUDA device {o.device_id}; this context runs on device "
+                                  f"{self.device}")
+        cp = _cupy()
+        from_cupy = cp is not None and isinstance(ins[0].obj, cp.ndarray)
+        if stream is None and from_cupy:
+            stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
+        return stream
+
     def _device_call(self, spec, kind, ins, count, bits, rwords, out, want_carry, stream):
         if kind == "cuda":
-            if self.backend != "cuda":
-                raise type_error(f"{spec.name}: CUDA device arrays need a CUDA context; this one runs "
-                                 f"{self.backend} (use NumPy arrays or midint.DeviceArray)")
-            for o, name in zip(ins, "abcdefgh"):
-                if o.device_id is not None and o.device_id != self.device:
-                    raise value_error(f"{name} is on CUDA device {o.device_id}; this context runs on device "
-                                      f"{self.device}")
-            cp = _cupy()
-            from_cupy = cp is not None and isinstance(ins[0].obj, cp.ndarray)
-            if stream is None and from_cupy:
-                stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
+            stream = self._cuda_inputs(spec.name, ins, "abcdefgh", stream)
         alloc = self._device_alloc(kind)
         if out is None:
             r = alloc((count, rwords))
