@@ -208,13 +208,14 @@ def test_expr_out_errors(ctx, name):
     with pytest.raises(TypeError, match="kind"):
         ctx.expr(name, da, db, out=host)
     assert (host == GUARD).all()
-    dout = ctx.to_device(host)
+    wide = ctx.to_device(np.full((count, w + 1), GUARD, np.uint32))
     with pytest.raises(ValueError, match="shape"):
-        ctx.expr(name, da, db, out=ctx.empty((count, w + 1)))
+        ctx.expr(name, da, db, out=wide)
+    assert (wide.get() == GUARD).all()
     # lists of ints: the outputs come back as new lists, out= is refused
     with pytest.raises(TypeError, match="out= takes arrays"):
         ctx.expr(name, a, b, bits=bits, out=host)
-    assert (host == GUARD).all() and dout.to_ints() == [GUARD * sum(1 << (32 * k) for k in range(w))] * count
+    assert (host == GUARD).all()
     # an output overlapping an input without being it: the library's MIDINT_ERR_OVERLAP, nothing written
     buf = np.full((count + 1, w), GUARD, np.uint32)
     buf[:count] = na
