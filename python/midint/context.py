@@ -383,10 +383,12 @@ class Context:
                                    tuple(d.output_words[k] for k in range(d.noutputs)), d.program.decode())
         return out
 
-    def expr(self, name, *inputs, bits=None, stream=None):
+    def expr(self, name, *inputs, bits=None, out=None, stream=None):
         """Evaluate the generated expression `name` on its inputs (in the order of its input names), all of one
         kind (lists of ints, NumPy arrays, CUDA arrays, DeviceArrays) and length; returns its outputs (one, or a
-        tuple in the order of its output names) in that kind. Outputs of full products are twice as wide."""
+        tuple in the order of its output names) in that kind. Outputs of full products are twice as wide.
+        out= (arrays only): the output array, or a tuple/list of them in the order of the output names, written
+        and returned; an output of the inputs' width may be exactly one of the inputs (in place)."""
         e = self.expressions().get(name)
         if e is None:
             raise value_error(f"no expression {name!r} was generated (these were: {', '.join(self.expressions())}; "
@@ -403,6 +405,9 @@ class Context:
         if any(o.count != count for o in ins):
             raise value_error(f"expr {name}: inputs of different lengths", "MIDINT_ERR_INVALID_COUNT")
         if kind == "ints":
+            if out is not None:
+                raise type_error(f"expr {name}: out= takes arrays; with lists of ints the outputs come back as new "
+                                 f"lists (pass NumPy arrays to write into kept ones)")
             if bits is None:
                 raise value_error(f"expr {name}: bits= is required with lists of ints", "MIDINT_ERR_INVALID_BITS")
             _bits_arg(bits)
@@ -414,11 +419,19 @@ class Context:
                                   f"must all hold bits/32", "MIDINT_ERR_INVALID_BITS")
             bits = 32 * words
             _bits_arg(bits)
+        if kind == "cuda":
+            stream = self._cuda_inputs(f"expr {name}", ins, e.inputs, stream)
         host = kind in ("ints", "numpy")
-        alloc = (lambda shape: np.empty(shape, np.uint32)) if host else self._device_alloc(kind)
-        outs = [alloc((count, w * bits // 32)) for w in e.output_words]
+        shapes = [(count, w * bits // 32) for w in e.output_words]
+        if out is None:
+            alloc = (lambda shape: np.empty(shape, np.uint32)) if host else self._device_alloc(kind)
+            outs = [alloc(shape) for shape in shapes]
+            ptrs = [o.ctypes.data if host else _device_ptr(o) for o in outs]
+        else:
+            given = self._expr_outs(e, kind, shapes, out)
+            outs, ptrs = [o.obj for o in given], [o.ptr for o in given]
         if count:
-            optr = (ctypes.c_void_p * len(outs))(*[o.ctypes.data if host else _device_ptr(o) for o in outs])
+            optr = (ctypes.c_void_p * len(outs))(*ptrs)
             iptr = (ctypes.c_void_p * len(ins))(*[o.ptr for o in ins])
             args = [self._h, name.encode(), count, bits, len(outs), optr, len(ins), iptr]
             if host:
@@ -427,9 +440,34 @@ class Context:
                 self._call(self._lib.midint_expr_device, *args, _stream_ptr(stream))
         if kind == "ints":
             outs = [limbs_to_ints(o) for o in outs]
-        elif kind == "cuda":
+        elif kind == "cuda" and out is None:
             outs = [_like(ins[0].obj, o) for o in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _expr_outs(self, e, kind, shapes, out):
+        """The out= of expression e as _Operands, checked before anything runs: one array per output (a bare
+        array when it has one), each of the inputs' kind and of its output's shape (the binary ops' out= checks)."""
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if len(outs) != len(shapes):
+            raise value_error(f"expr {e.name}: out= holds {len(outs)} arrays; the expression has {len(shapes)} "
+                              f"outputs ({', '.join(e.outputs)})")
+        return [self._out_operand(o, kind, shape, f"expr {e.name}", f"out ({oname})")
+                for o, oname, shape in zip(outs, e.outputs, shapes)]
+
+    def _out_operand(self, out, kind, shape, what, label="out"):
+        """Check an out= array for inputs of `kind`: NumPy for host inputs, a device array of the inputs' kind
+        for device ones; uint32, C-contiguous, writable, of `shape` (count, words). `what` names the call."""
+        if kind in ("ints", "numpy"):
+            if not isinstance(out, np.ndarray):
+                raise type_error(f"{label} is a {type(out).__name__}; with host inputs out= is a NumPy uint32 array")
+            o = _numpy_operand(out, label, writable=True)
+        else:
+            o = self._operand(out, label, writable=True)
+            if o.kind != kind:
+                raise type_error(f"{label} is of kind {o.kind}; the inputs are of kind {kind}")
+        if (o.count, o.words) != tuple(shape):
+            raise value_error(f"{label} has shape ({o.count}, {o.words}); {what} writes {tuple(shape)}")
+        return o
 
     # ---- the one path every operation takes ----
     def _operand(self, x, name, writable=False):
@@ -506,11 +544,7 @@ class Context:
         if out is None:
             r = np.empty((count, rwords), np.uint32)
         else:
-            if not isinstance(out, np.ndarray):
-                raise type_error(f"out is a {type(out).__name__}; with host inputs out= is a NumPy uint32 array")
-            o = _numpy_operand(out, "out", writable=True)
-            if (o.count, o.words) != (count, rwords):
-                raise value_error(f"out has shape {out.shape}; {spec.name} writes ({count}, {rwords})")
+            self._out_operand(out, "numpy", (count, rwords), spec.name)
             r = out
         carry = np.empty(count, np.uint32) if want_carry else None
         if count:
@@ -520,28 +554,30 @@ class Context:
             self._call(getattr(self._lib, spec.host), *args)
         return r, carry
 
+    def _cuda_inputs(self, what, ins, names, stream):
+        """Checks of CUDA array inputs (a CUDA context, the context's device) and the stream to use: CuPy's
+        current one for CuPy inputs when none is given."""
+        if self.backend != "cuda":
+            raise type_error(f"{what}: CUDA device arrays need a CUDA context; this one runs "
+                             f"{self.backend} (use NumPy arrays or midint.DeviceArray)")
+        for o, name in zip(ins, names):
+            if o.device_id is not None and o.device_id != self.device:
+                raise value_error(f"{name} is on CUDA device {o.device_id}; this context runs on device "
+                                  f"{self.device}")
+        cp = _cupy()
+        from_cupy = cp is not None and isinstance(ins[0].obj, cp.ndarray)
+        if stream is None and from_cupy:
+            stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
+        return stream
+
     def _device_call(self, spec, kind, ins, count, bits, rwords, out, want_carry, stream):
         if kind == "cuda":
-            if self.backend != "cuda":
-                raise type_error(f"{spec.name}: CUDA device arrays need a CUDA context; this one runs "
-                                 f"{self.backend} (use NumPy arrays or midint.DeviceArray)")
-            for o, name in zip(ins, "abcdefgh"):
-                if o.device_id is not None and o.device_id != self.device:
-                    raise value_error(f"{name} is on CUDA device {o.device_id}; this context runs on device "
-                                      f"{self.device}")
-            cp = _cupy()
-            from_cupy = cp is not None and isinstance(ins[0].obj, cp.ndarray)
-            if stream is None and from_cupy:
-                stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
+            stream = self._cuda_inputs(spec.name, ins, "abcdefgh", stream)
         alloc = self._device_alloc(kind)
         if out is None:
             r = alloc((count, rwords))
         else:
-            o = self._operand(out, "out", writable=True)
-            if o.kind != kind:
-                raise type_error(f"out is of kind {o.kind}; the inputs are of kind {kind}")
-            if (o.count, o.words) != (count, rwords):
-                raise value_error(f"out has shape ({o.count}, {o.words}); {spec.name} writes ({count}, {rwords})")
+            self._out_operand(out, kind, (count, rwords), spec.name)
             r = out
         carry = alloc((count,)) if want_carry else None
         if count:
