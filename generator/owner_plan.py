@@ -15,8 +15,9 @@ class OwnerPlan:
     only the low halves matter (L products of about half the multiply-adds). A warp sums its block's products
     into a window of 2Q + 1 words, the partial P_k (for block L - 1: Q words, mod B^Q). The join makes result
     block k = P_k[0, Q) + P_(k-1)[Q, 2Q) + P_(k-2)[2Q] + the carry from below: the three terms give a carry out
-    c_k <= 2, and with the margin m_k (B^Q - S_k when that is at most 3, else 4) the carry into block k + 1 is
-    c_k + (carry into k >= m_k), at most 3, found by one pass over the lower blocks' (c, m) codes."""
+    c_k <= 2 (<= 3 when a fused expression adds a fourth, z_k), and with the margin m_k (B^Q - S_k when that is at
+    most 4, else 5) the carry into block k + 1 is c_k + (carry into k >= m_k), at most 4, found by one pass over the
+    lower blocks' (c, m) codes."""
 
     lanes: int
     q: int
@@ -64,3 +65,92 @@ class OwnerPlan:
 
 def owner_plan(lanes: int, q: int) -> OwnerPlan:
     return OwnerPlan(lanes, q)
+
+
+# ---- fused expressions on the owner schedule (EXPR_OWNER, templates/kernel_expr_owner.j2) ----
+# Step ops the family spells: sums mod 2^bits (a block per owner, carries by the join's codes), the balanced low half,
+# constants; every value one width (a full product's double width is the shared-memory family's, EXPR).
+EXPR_OPS = frozenset({"add", "sub", "mullo", "const"})
+
+
+def expr_supported(p) -> bool:
+    """A program this family takes: its ops, one width, and at least one product (sums only are faster in
+    registers, lib_expr_regs.j2)."""
+    return p.kinds() <= EXPR_OPS and all(w == 1 for w in p.widths) and "mullo" in p.kinds()
+
+
+@dataclass(frozen=True)
+class ExprStep:
+    """A step as the family runs it: `op` and `args` as the program's, `dst` the value it defines; a product whose
+    result only a sum right after it reads takes that sum's other operand `z` into its join (x y + z, or x y - z with
+    `sub`) and defines the sum's value instead."""
+
+    op: str
+    args: tuple
+    dst: int
+    z: int | None = None
+    sub: bool = False
+    value: int = 0
+
+    def reads(self) -> tuple:
+        return self.args + ((self.z,) if self.z is not None else ())
+
+
+def expr_steps(p) -> list:
+    """The program's steps with each product fused with the sum that alone reads it, when that sum comes next and
+    is x y + z, z + x y or x y - z (z - x y would need the product negated)."""
+    last, nin = p.last_uses(), len(p.inputs)
+    outputs = {v for _n, v in p.outputs}
+    out, i = [], 0
+    while i < len(p.steps):
+        s, v = p.steps[i], nin + i
+        t = p.steps[i + 1] if i + 1 < len(p.steps) else None
+        if (s.op == "mullo" and t is not None and t.op in ("add", "sub") and last.get(v) == i + 1 and v not in outputs
+                and t.args.count(v) == 1 and (t.op == "add" or t.args[0] == v)):
+            z = t.args[1] if t.args[0] == v else t.args[0]
+            out.append(ExprStep("mullo", s.args, v + 1, z, t.op == "sub"))
+            i += 2
+            continue
+        out.append(ExprStep(s.op, s.args, v, value=s.value))
+        i += 1
+    return out
+
+
+def expr_slots(p) -> tuple:
+    """(slot of each live value, slots) over expr_steps: values in shared memory, a slot reused once its value is
+    dead. A step's result may take a slot its operands free: it is written only after the step's barriers, when every
+    warp has read them (sums: each warp reads and writes only its own blocks). A fused product's own value has none."""
+    steps = expr_steps(p)
+    nin = len(p.inputs)
+    last = {}
+    for j, s in enumerate(steps):
+        for a in s.reads():
+            last[a] = j
+    for _n, v in p.outputs:
+        last[v] = len(steps)
+    slot, free, count = {}, [], 0
+
+    def take():
+        nonlocal count
+        if free:
+            return free.pop()
+        count += 1
+        return count - 1
+
+    for v in range(nin):
+        if v in last:
+            slot[v] = take()
+    for j, s in enumerate(steps):
+        for a in dict.fromkeys(s.reads()):
+            if last[a] == j:
+                free.append(slot[a])
+        if s.dst in last:
+            slot[s.dst] = take()
+    return slot, count
+
+
+def expr_group_words(plan: OwnerPlan, p) -> int:
+    """Shared words of one group: the value slots (L Q words each), the partials of a product (every block's window)
+    and the codes."""
+    _slot, count = expr_slots(p)
+    return PAD * (count * plan.lanes * plan.q + plan.lanes * plan.window + plan.lanes)

@@ -372,6 +372,9 @@ EXPR = OpFamily(
 # shared by L/2 warps, each warp summing two result blocks (about L block products each), lane i of every warp on
 # instance i of a group of 32; operands, partial sums and the join through shared memory. The lanes family's shape
 # constraints hold as they are (L blocks of Q words).
+OWNER_MIN_BITS = 1024
+
+
 def lanes_owner_shared_words(v: Variant) -> int:
     return v.ipb // WARP * owner_plan.owner_plan(v.lanes, v.q).group_words
 
@@ -394,6 +397,10 @@ LANES_OWNER = OpFamily(
     + (
         Constraint("owner_shape", "at least 2 blocks (L/2 warps), groups of 32 instances (one per lane)",
                    lambda v: v.lanes >= 2 and v.ipb % WARP == 0),
+        # legal, not prune: a pruned family would keep its least-pruned variants (own_fallback) for the default rule
+        Constraint("owner_min_bits", f"at least {OWNER_MIN_BITS} bits (H200, 512 bits: mullo 19487 against 21370 M/s for "
+                   "_w2, poly 1.8x slower than _w1; two blocks leave the staging and join nothing to hide behind)",
+                   lambda v: v.bits >= OWNER_MIN_BITS),
     ),
 )
 
@@ -440,14 +447,46 @@ EXPR_LANES = OpFamily(
     + tuple(c for c in LANES.constraints if c.name in ("lanes_block", "lanes_min_q")),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES)
+# Fused expressions on the balanced low half's schedule (generator/owner_plan.py, templates/kernel_expr_owner.j2):
+# every value in a shared-memory slot of the group of 32 instances, each product summed block by block by its owner
+# warps, each sum by the same join. For programs with products (a sums-only program is lib_expr_regs.j2's).
+def _expr_owner_context(v: Variant) -> dict:
+    plan, prog = owner_plan.owner_plan(v.lanes, v.q), _expr_prog(v)
+    slots, nslots = owner_plan.expr_slots(prog)
+    return {"prog": prog, "steps": owner_plan.expr_steps(prog), "op": plan, "slots": slots, "nslots": nslots,
+            "group_words": owner_plan.expr_group_words(plan, prog),
+            "rows": lanes_plan.lanes_chains(v.q, False), "trows": lanes_plan.lanes_chains(v.q, True)}
+
+
+EXPR_OWNER = OpFamily(
+    ops=(),                         # expr_NAME, as EXPR
+    template="kernel_expr_owner.j2",
+    limbs=("u32",),
+    qs=LANES_OWNER.qs,
+    ipbs=LANES_OWNER.ipbs,
+    lanes=LANES.lanes,
+    owners=(True,),
+    shared_words=lambda v: v.ipb // WARP * owner_plan.expr_group_words(owner_plan.owner_plan(v.lanes, v.q),
+                                                                       _expr_prog(v)),
+    render_context=_expr_owner_context,
+    multi_instance_blocks=LANES_OWNER.multi_instance_blocks,
+    own_fallback=True,
+    constraints=(
+        Constraint("expr_owner_ops", "the expression's steps are +, -, * (mod 2^bits) and constants, with at least one "
+                   "product (full products make double-width values; sums only run in registers)",
+                   lambda v: owner_plan.expr_supported(_expr_prog(v))),
+    ) + LANES_OWNER.constraints,
+)
+
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def families_for(op: str) -> tuple:
     """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
     if op.startswith(EXPR_PREFIX):
-        return (EXPR, EXPR_LANES) if op in expr_plan.PROGRAMS else ()
+        return (EXPR, EXPR_LANES, EXPR_OWNER) if op in expr_plan.PROGRAMS else ()
     return OPS.get(op, ())
 
 

@@ -104,7 +104,8 @@ def check_errors(driver, backend, skipped_ok):
 
 def test_mix_expression_in_a_tree_copy(tmp_path):
     """tests/expressions/mix.expr (subtraction, constants, full products, zero-extension, shared values, four outputs,
-    two of twice the width) and sums.expr (the sums-only kernel) generated alone at two sizes in a copy of the tree,
+    two of twice the width), sums.expr (the sums-only kernel) and prods.expr (the owner family's fused and unfused
+    sums) generated alone at two sizes in a copy of the tree,
     checked against GMP on OpenCL, and the API checks that need several outputs."""
     require_backend("opencl")
     tree = tmp_path / "tree"
@@ -114,14 +115,16 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
     for f in files:
         (tree / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, tree / f)
-    for target in (["gen", "SIZES=512,2048", "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr",
-                    "GENFLAGS=--ops expr_mix,expr_sums"],
+    for target in (["gen", "SIZES=512,2048",
+                    "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,tests/expressions/prods.expr",
+                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods"],
                    ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
         p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     names = [ln.split()[0] for ln in (tree / "generated/variants.txt").read_text().splitlines()
-             if ln.startswith(("expr_mix_", "expr_sums_")) and ln.split()[6] == "opencl"]
-    assert {n.split("_")[1] for n in names} == {"mix", "sums"}
+             if ln.startswith(("expr_mix_", "expr_sums_", "expr_prods_")) and ln.split()[6] == "opencl"]
+    assert {n.split("_")[1] for n in names} == {"mix", "sums", "prods"}
+    assert any(n.startswith("expr_prods_2048_") and "_o" in n for n in names), "no owner variant of prods.expr"
     for name in names:
         expr, bits, ipb = name.split("_")[1], int(name.split("_")[2]), int(name.split("_")[5][1:])
         v = {"bits": bits, "ipb": ipb}

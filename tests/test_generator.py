@@ -112,12 +112,13 @@ def test_each_karatsuba_constraint_names_itself(fields, constraint):
                          ids=lambda v: v.name)
 def test_owner_names_round_trip(v):
     assert parse_name(v.name) == v and f"_o{v.lanes}_" in v.name and v.op == "mullo"
-    assert v.bits <= 8192 and v.lanes * v.q == v.words and v.block == v.ipb * v.lanes // 2
+    assert 1024 <= v.bits <= 8192 and v.lanes * v.q == v.words and v.block == v.ipb * v.lanes // 2
 
 
 @pytest.mark.parametrize("fields,constraint", [
     (dict(op="mul", bits=4096, q=16, ipb=32, lanes=8, owner=True), "known_op"),
     (dict(op="mullo", bits=512, q=16, ipb=32, lanes=1, owner=True), "owner_shape"),
+    (dict(op="mullo", bits=512, q=8, ipb=64, lanes=2, owner=True), "owner_min_bits"),
     (dict(op="mullo", bits=4096, q=16, ipb=16, lanes=8, owner=True), "owner_shape"),
     (dict(op="mullo", bits=4096, q=32, ipb=32, lanes=4, owner=True), "lanes_registers"),
 ])

@@ -3,10 +3,12 @@ the warps' blocks cover the triangle once, the shared-memory layout holds, and t
 a * b mod 2^bits on operands chosen to stress them."""
 
 import random
+from pathlib import Path
 
 import pytest
 
-from generator.owner_plan import PAD, owner_plan
+from generator.expr import load
+from generator.owner_plan import PAD, expr_slots, expr_steps, expr_supported, owner_plan
 
 SHAPES = [(lanes, q) for lanes in (2, 4, 8, 16, 32) for q in (4, 8, 16)]
 
@@ -27,12 +29,14 @@ def partials(plan, a, b):
     return out
 
 
-def join(plan, part, margins=True):
-    """Result block k = P_k[0, Q) + P_(k-1)[Q, 2Q) + P_(k-2)[2Q] + carry in, the carries from the codes as the template
-    finds them (one pass over the lower blocks; `margins` False drops the carry that passes through a full block)."""
+def join(plan, part, margins=True, z=None, sub=False):
+    """Result block k = P_k[0, Q) + P_(k-1)[Q, 2Q) + P_(k-2)[2Q] (+ z_k, or + ~z_k and 1 at block 0: a fused sum) +
+    carry in, the carries from the codes as the template finds them (one pass over the lower blocks; `margins` False
+    drops the carry that passes through a full block)."""
     q = plan.q
     bq = 1 << (32 * q)
     word = lambda x, j: (x >> (32 * j)) & 0xFFFFFFFF
+    zb = blocks(z, plan.lanes, q) if z is not None else None
     sums, codes = [], []
     for k in range(plan.lanes):
         s = part[k] % bq
@@ -40,9 +44,11 @@ def join(plan, part, margins=True):
             s += part[k - 1] >> (32 * q) & (bq - 1)
         if k >= 2:
             s += word(part[k - 2], 2 * q)
+        if zb is not None:
+            s += (bq - 1 - zb[k]) + (k == 0) if sub else zb[k]
         c, s = s // bq, s % bq
-        assert c <= 2
-        m = bq - s if bq - s <= 3 else 4
+        assert c <= (2 if zb is None else 3)
+        m = bq - s if bq - s <= 4 else 5
         sums.append(s)
         codes.append((c, m))
     result = 0
@@ -50,7 +56,7 @@ def join(plan, part, margins=True):
         cin = 0
         for c, m in codes[:k]:
             cin = c + (1 if margins and cin >= m else 0)
-            assert cin <= 3
+            assert cin <= 4
         result |= ((sums[k] + cin) % bq) << (32 * q * k)
     return result
 
@@ -97,9 +103,51 @@ def test_join_gives_the_low_half(lanes, q):
         assert join(plan, partials(plan, a, b)) == a * b % mod, (hex(a), hex(b))
 
 
+@pytest.mark.parametrize("lanes,q", SHAPES)
+@pytest.mark.parametrize("sub", [False, True])
+def test_fused_join_gives_product_plus_or_minus(lanes, q, sub):
+    """x y + z and x y - z in one join (owner_plan.expr_steps), z all ones, zero and random."""
+    plan = owner_plan(lanes, q)
+    rng = random.Random(lanes * 7 + q + sub)
+    mod = 1 << (32 * lanes * q)
+    for a, b in operands(lanes, q, rng):
+        for z in (mod - 1, 0, 1, rng.getrandbits(32 * lanes * q)):
+            want = (a * b - z if sub else a * b + z) % mod
+            assert join(plan, partials(plan, a, b), z=z, sub=sub) == want, (hex(a), hex(b), hex(z))
+
+
 def test_join_without_margins_fails():
     """The model can fail: a join that ignores a carry passing through an all-ones block is wrong on (B^L - 1)^2."""
     plan = owner_plan(8, 4)
     mod = 1 << (32 * 8 * 4)
     bad = [(a, b) for a, b in operands(8, 4, random.Random(1)) if join(plan, partials(plan, a, b), False) != a * b % mod]
     assert bad
+
+
+EXPRESSIONS = Path(__file__).resolve().parent.parent / "expressions"
+
+
+def test_expression_slots_never_overlap_live_values():
+    """expr_slots: a value keeps its slot from its definition to its last use; a step's result may only take the slot
+    of an operand read for the last time by that very step (written after the step's barriers)."""
+    for f in ("poly.expr", "six.expr"):
+        p = load(EXPRESSIONS / f)
+        if not expr_supported(p):
+            assert f == "six.expr"   # sums only: the register family's
+            continue
+        slot, count = expr_slots(p)
+        steps = expr_steps(p)
+        born = {s.dst: j for j, s in enumerate(steps)}
+        last = {}
+        for j, s in enumerate(steps):
+            for a in s.reads():
+                last[a] = j
+        last.update({val: len(steps) for _n, val in p.outputs})
+        for v in slot:
+            for u in slot:
+                if u != v and slot[u] == slot[v] and born.get(u, -1) < born.get(v, -1):
+                    # u is dead when v is written: u's last use is at or before v's defining step
+                    assert last[u] <= born[v], (f, u, v)
+        if f == "poly.expr":   # every sum fused into the product before it: 4 steps, 4 slots
+            assert count == 4 and [s.z is not None for s in steps] == [True, True, False, True]
+        assert all(val in slot for _n, val in p.outputs)
