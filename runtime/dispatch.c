@@ -156,8 +156,13 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
  * shared-memory family's products are (21521/11707, 8285/3789, 1993/1241, 471/335 M/s), with its barriers and
  * shared-memory traffic besides. At 8192 bits _wL mullo was not measured apart (the best lanes mullo, _xL, ran 118
  * against 86, 1.37x): too close to argue, the tuner decides. Among lanes variants w_chunk 0 leaves ties to the
- * registry's order, Q = 8 first (80 registers for poly against 154 at Q = 16). */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 4096, 16, 16, 2, 0, 0};
+ * registry's order, Q = 8 first (80 registers for poly against 154 at Q = 16).
+ * The balanced low half's family (EXPR_OWNER, _oL, from 1024 bits) then ran poly 1.47 / 1.54 / 1.67 / 2.90x the
+ * rule's choice at 1024 / 2048 / 4096 / 8192 bits for 2^20..2^25 words (H200, tune_poly), ahead from 16384 instances
+ * (below 2048, _wL): the rule prefers it (lanes_across 2); programs it does not take keep _wL. At 8192 bits the rule
+ * still takes the shared-memory family (lanes_upto_bits 4096: six's register family there is not measured), 2.9x
+ * slower than _oL for poly: the tuned table covers it. */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 4096, 16, 16, 2, 2, 0};
 
 static const default_rule *rule_of(midint_op op)
 {
