@@ -37,6 +37,7 @@ class Layout:
     totals: int              # offset of the scan's 32 words
     words: int               # shared words in all (without the OpenCL shuffle scratch)
     registers: bool = False  # the values live in registers, the slots only stage (in_registers)
+    linear: tuple = ()       # additions only: per output value (value, ((input, coefficient), ...)), linear_outputs
 
 
 def region_limbs(q: int, op: str) -> int:
@@ -81,7 +82,9 @@ def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
         offsets.append((off, w))
         off += padded_words(w * block * chunk)
     outputs = tuple((j, slot_of[v], p.widths[v], name) for j, (name, v) in enumerate(p.outputs))
-    return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP, in_registers(op, chunk))
+    registers = in_registers(op, chunk)
+    linear = (linear_outputs(p) or ()) if registers else ()
+    return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP, registers, linear)
 
 
 # ---- the sums-only kernel: every value in registers (templates/kernel_expr.j2, docs/expressions.md) ----
@@ -111,3 +114,47 @@ def in_registers(op: str, chunk: int) -> bool:
     return (all(s.op in REGISTER_STEPS and s.width == 1 for s in p.steps)
             and all(p.width_of(v) == 1 for _n, v in p.outputs)
             and live_values(p) * chunk <= REGISTER_MAX_WORDS)
+
+
+# ---- additions only: one linear combination per output (lib_expr_regs.j2, linear) ----
+# A program of additions alone computes each output as sum c_j x_j mod 2^bits over its inputs (six: r = 6a + 10b), so
+# the kernel can sum it word by word with small carries and resolve them once instead of once per step. The carry
+# between threads is then at most C = sum c_j; f(x) = c + [x >= m] (c the chunk's carry out, m its margin) maps the
+# carry into a chunk to the carry out of it, and such functions compose to one of the same form (compose), so the
+# carries are one scan. C stays below 2^15: the kernel packs c and m into 16 bits each.
+LINEAR_MAX_SUM = 1 << 12
+
+
+def linear_outputs(p: Program):
+    """((value, ((input, coefficient), ...)), ...) for each output value that is not an input, or None when the
+    program is not additions alone (or a coefficient sum reaches LINEAR_MAX_SUM)."""
+    if not p.steps or not all(s.op == "add" and s.width == 1 for s in p.steps):
+        return None
+    nin = len(p.inputs)
+    coef = {i: {i: 1} for i in range(nin)}
+    for i, s in enumerate(p.steps):
+        c = dict(coef[s.args[0]])
+        for k, x in coef[s.args[1]].items():
+            c[k] = c.get(k, 0) + x
+        coef[nin + i] = c
+    out = []
+    for _n, v in p.outputs:
+        if v >= nin and v not in [o[0] for o in out]:
+            terms = tuple(sorted(coef[v].items()))
+            if sum(x for _k, x in terms) >= LINEAR_MAX_SUM:
+                return None
+            out.append((v, terms))
+    return tuple(out)
+
+
+INF = 0xFFFF   # a margin no carry reaches: the function is a constant
+
+
+def compose(later: tuple, earlier: tuple) -> tuple:
+    """later o earlier for f = (A, M): x -> A + [x >= M] (the kernel's rule, spelled the same way)."""
+    (a2, m2), (a1, m1) = later, earlier
+    if a1 >= m2:
+        return (a2 + 1, INF)
+    if a1 + 1 == m2:
+        return (a2, m1)
+    return (a2, INF)
