@@ -38,6 +38,7 @@ class Layout:
     words: int               # shared words in all (without the OpenCL shuffle scratch)
     registers: bool = False  # the values live in registers, the slots only stage (in_registers)
     linear: tuple = ()       # additions only: per output value (value, ((input, coefficient), ...)), linear_outputs
+    direct: bool = False     # linear and not staged: each thread loads and stores its own words (LINEAR_DIRECT_BYTES)
 
 
 def region_limbs(q: int, op: str) -> int:
@@ -84,6 +85,10 @@ def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
     outputs = tuple((j, slot_of[v], p.widths[v], name) for j, (name, v) in enumerate(p.outputs))
     registers = in_registers(op, chunk)
     linear = (linear_outputs(p) or ()) if registers else ()
+    if linear and 4 * off > LINEAR_DIRECT_BYTES:
+        # no staging: a thread loads and stores its own words; shared memory holds the warps' totals only
+        return Layout((), (), tuple((io, -1) for io, _s in inputs), tuple((j, -1, 1, name) for j, _s, _w, name in
+                      outputs), 0, 2 * WARP, 3 * WARP, True, linear, True)
     return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP, registers, linear)
 
 
@@ -123,6 +128,11 @@ def in_registers(op: str, chunk: int) -> bool:
 # carry into a chunk to the carry out of it, and such functions compose to one of the same form (compose), so the
 # carries are one scan. C stays below 2^15: the kernel packs c and m into 16 bits each.
 LINEAR_MAX_SUM = 1 << 12
+# Staged or not: the staging's coalesced loads ran six at 4.23-4.31 TB/s at 16384-131072 bits (up to 50 KiB of slots
+# per block), a thread loading its own 64 bytes 3.63-3.73; at 262144 bits the slots take 99 KiB, two blocks per SM,
+# and staged ran 2.91 TB/s against 3.79 (H200, 2^27 words). Above this many bytes of slots a linear program is not
+# staged.
+LINEAR_DIRECT_BYTES = 64 * 1024
 
 
 def linear_outputs(p: Program):

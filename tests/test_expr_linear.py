@@ -93,3 +93,13 @@ def test_compose_keeps_constants_and_thresholds():
     assert compose((3, 5), (7, INF)) == (4, INF)       # a constant carry of 7 passes the later margin
     assert compose((3, 5), (4, 2)) == (3, 2)           # 4 + [x >= 2] reaches 5 exactly when x >= 2
     assert compose((3, 5), (2, 1)) == (3, INF)         # never reaches 5
+
+
+def test_large_slots_are_not_staged():
+    """Above LINEAR_DIRECT_BYTES of slots a linear program loads its own words (six at 262144 bits), below it stages."""
+    from generator import expr_plan
+    expr_plan.PROGRAMS.setdefault("expr_six", load(ROOT / "expressions" / "six.expr"))
+    staged = expr_plan.layout("expr_six", 256, 16, 1)    # 131072 bits: 256 threads of 16 words
+    direct = expr_plan.layout("expr_six", 512, 16, 1)    # 262144 bits
+    assert staged.linear and not staged.direct and staged.slots
+    assert direct.linear and direct.direct and not direct.slots and direct.words == 3 * expr_plan.WARP
