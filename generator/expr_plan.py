@@ -50,6 +50,30 @@ def products(p: Program) -> set:
     return p.kinds() & {"mul", "mullo"}
 
 
+def lifetime_slots(live_in, steps, last, widths) -> tuple:
+    """Slots by lifetime: `live_in` the values live from the start, `steps` (values read, value defined) in order,
+    `last` the index of each value's last reading step, `widths[v]` its width. A value takes a free slot of its width,
+    or a new one; a step's operands read for the last time free their slots before its result takes one (a step reads
+    its operands before its barrier and writes its result after it). Returns (slot of each value, width of each
+    slot)."""
+    slot_widths, free, slot_of = [], {}, {}
+
+    def take(w):
+        if free.get(w):
+            return free[w].pop()
+        slot_widths.append(w)
+        return len(slot_widths) - 1
+
+    for v in live_in:
+        slot_of[v] = take(widths[v])
+    for i, (reads, dst) in enumerate(steps):
+        for a in dict.fromkeys(reads):
+            if last[a] == i:
+                free.setdefault(widths[a], []).append(slot_of[a])
+        slot_of[dst] = take(widths[dst])
+    return slot_of, slot_widths
+
+
 def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
     """Slots from the values' lifetimes: a value gets a free slot of its width, or a new one; a step's operands that
     it reads last free their slots before its result takes one (a step reads all its operands before a barrier and
@@ -57,26 +81,11 @@ def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
     p = program(op)
     nin, nout = len(p.inputs), len(p.outputs)
     last = p.last_uses()
-    widths, free, slot_of = [], {1: [], 2: []}, {}
-
-    def take(w):
-        if free[w]:
-            return free[w].pop()
-        widths.append(w)
-        return len(widths) - 1
-
-    inputs = []
-    for i in range(nin):
-        if i in last:
-            slot_of[i] = take(1)
-            inputs.append((nout + i, slot_of[i]))
-    steps = []
-    for i, s in enumerate(p.steps):
-        for a in dict.fromkeys(s.args):
-            if last[a] == i:
-                free[p.widths[a]].append(slot_of[a])
-        slot_of[nin + i] = take(s.width)
-        steps.append(StepPlan(s.op, s.width, slot_of[nin + i], tuple(slot_of[a] for a in s.args), s.value, s.text()))
+    live_in = [i for i in range(nin) if i in last]
+    slot_of, widths = lifetime_slots(live_in, [(s.args, nin + i) for i, s in enumerate(p.steps)], last, p.widths)
+    inputs = [(nout + i, slot_of[i]) for i in live_in]
+    steps = [StepPlan(s.op, s.width, slot_of[nin + i], tuple(slot_of[a] for a in s.args), s.value, s.text())
+             for i, s in enumerate(p.steps)]
     ov = 4 * block * limb_words if products(p) else 0
     offsets, off = [], ov
     for w in widths:

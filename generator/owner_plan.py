@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from . import expr_plan
+
 PAD = 33   # shared-memory words per word index: 32 instances and a pad word (transposed stores hit distinct banks)
 
 
@@ -30,6 +32,15 @@ class OwnerPlan:
     def window(self) -> int:
         return 2 * self.q + 1
 
+    @property
+    def pad(self) -> int:
+        return PAD
+
+    @property
+    def threads(self) -> int:
+        """Threads of one group of 32 instances."""
+        return 32 * self.warps
+
     def blocks_of(self, w: int) -> tuple:
         """The two blocks warp w sums, the first below h and the second from h (the layout relies on it)."""
         h = self.warps
@@ -57,6 +68,11 @@ class OwnerPlan:
     @property
     def codes_words(self) -> int:
         return PAD * self.lanes
+
+    @property
+    def all_parts_words(self) -> int:
+        """Every block's partial (a fused expression keeps its operands while a product runs)."""
+        return PAD * self.lanes * self.window
 
     @property
     def group_words(self) -> int:
@@ -128,29 +144,13 @@ def expr_slots(p) -> tuple:
             last[a] = j
     for _n, v in p.outputs:
         last[v] = len(steps)
-    slot, free, count = {}, [], 0
-
-    def take():
-        nonlocal count
-        if free:
-            return free.pop()
-        count += 1
-        return count - 1
-
-    for v in range(nin):
-        if v in last:
-            slot[v] = take()
-    for j, s in enumerate(steps):
-        for a in dict.fromkeys(s.reads()):
-            if last[a] == j:
-                free.append(slot[a])
-        if s.dst in last:
-            slot[s.dst] = take()
-    return slot, count
+    slot, widths = expr_plan.lifetime_slots([v for v in range(nin) if v in last],
+                                            [(s.reads(), s.dst) for s in steps], last, p.widths)
+    return slot, len(widths)
 
 
 def expr_group_words(plan: OwnerPlan, p) -> int:
     """Shared words of one group: the value slots (L Q words each), the partials of a product (every block's window)
     and the codes."""
     _slot, count = expr_slots(p)
-    return PAD * (count * plan.lanes * plan.q + plan.lanes * plan.window + plan.lanes)
+    return count * plan.operand_words + plan.all_parts_words + plan.codes_words
