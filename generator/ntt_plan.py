@@ -68,13 +68,13 @@ def sum_terms(rw: int, cpt: int, digit_bits: int, value_words: int) -> list[list
     return terms
 
 
-def resident_blocks(v: Variant) -> int:
-    """Blocks per SM to ask for: as many as REGISTER_CAP registers per thread allow, and shared memory too;
-    0 (no request) for blocks below CAP_FROM_BLOCK threads."""
+def resident_blocks(v: Variant, words: int | None = None) -> int:
+    """Blocks per SM to ask for: as many as REGISTER_CAP registers per thread allow, and shared memory too (`words`
+    per block, this kernel's by default); 0 (no request) for blocks below CAP_FROM_BLOCK threads."""
     if v.block < CAP_FROM_BLOCK:
         return 0
     by_regs = REGISTERS_PER_SM // (REGISTER_CAP * v.block)
-    by_shared = SHARED_PER_SM // (4 * shared_words(v) + 1024)
+    by_shared = SHARED_PER_SM // (4 * (shared_words(v) if words is None else words) + 1024)
     return max(1, min(by_regs, by_shared))
 
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import expr_lanes_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, owner_plan
+from . import expr_lanes_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, owner_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -478,14 +478,61 @@ EXPR_OWNER = OpFamily(
 )
 
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER)
+# Fused expressions with NTT products in one block (generator/expr_ntt_plan.py, templates/kernel_expr_ntt.j2): the
+# program in rounds of products, each round's operands transformed once per prime, values in shared-memory slots.
+EXPR_NTT_MIN_BITS = 16384
+EXPR_NTT_BLOCK = 256
+
+
+def _expr_ntt_context(v: Variant) -> dict:
+    xl = expr_ntt_plan.layout(v)
+    return {"nt": ntt_plan.plan(v), "xl": xl, "prog": _expr_prog(v),
+            "resident": ntt_plan.resident_blocks(v, expr_ntt_plan.shared_words(v))}
+
+
+EXPR_NTT = OpFamily(
+    ops=(),                         # expr_NAME, as EXPR
+    template="kernel_expr_ntt.j2",
+    limbs=("u32",),
+    qs=NTT.qs,
+    ipbs=NTT.ipbs,
+    ntts=tuple((s, 32) for s in ntt.PRIME_SET_SIZES),
+    shared_words=expr_ntt_plan.shared_words,
+    render_context=_expr_ntt_context,
+    multi_instance_blocks=(64, 128, 256),
+    own_fallback=True,
+    constraints=(
+        Constraint("expr_ntt_ops", "the expression's steps are +, -, * (mod 2^bits) and constants, with at least one "
+                   "product (full products make double-width values; sums only run in registers)",
+                   lambda v: expr_ntt_plan.supported(_expr_prog(v))),
+        Constraint("expr_ntt_chunks", "two slots of a value fit the spare transform array (a product's coefficient "
+                   "words are staged there)", expr_ntt_plan.chunks_fit),
+    )
+    + tuple(c for c in NTT.constraints if c.name in ("ntt_bound", "ntt_two_passes", "ntt_table", "ntt_whole_warps",
+                                                     "ntt_sum_words", "ntt_fewest_primes"))
+    + (
+        Constraint("expr_ntt_q16", "16 transform elements per thread (H200, poly 16384..131072 bits: Q = 32 ran 19-63% "
+                   "slower at every size, 23.7 / 29.7 / 35.4 / 39.4 against 19.3 / 20.5 / 21.7 / 27.4 ms for 2^27 words)",
+                   lambda v: v.q == 16, "prune"),
+        Constraint("expr_ntt_block", f"blocks of {EXPR_NTT_BLOCK} threads, or one instance where it needs more (H200, "
+                   "poly, 2^27 words: 64 / 128 / 256-thread blocks 28.1 / 22.0 / 19.3 ms at 16384 bits, 128 / 256 24.3 / "
+                   "20.5 ms at 32768)", lambda v: v.block == EXPR_NTT_BLOCK or (v.ipb == 1 and v.block > EXPR_NTT_BLOCK),
+                   "prune"),
+        # legal, not prune: a pruned family would keep its least-pruned variants (own_fallback) below the bound
+        Constraint("expr_ntt_min_bits", f"at least {EXPR_NTT_MIN_BITS} bits (below, the owner family's classical "
+                   "products are faster: H200, 8192 bits, mullo _oL 198.8 against the NTT's 100 M/s)",
+                   lambda v: v.bits >= EXPR_NTT_MIN_BITS),
+    ),
+)
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def families_for(op: str) -> tuple:
     """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
     if op.startswith(EXPR_PREFIX):
-        return (EXPR, EXPR_LANES, EXPR_OWNER) if op in expr_plan.PROGRAMS else ()
+        return (EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT) if op in expr_plan.PROGRAMS else ()
     return OPS.get(op, ())
 
 

@@ -161,8 +161,9 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
  * rule's choice at 1024 / 2048 / 4096 / 8192 bits for 2^20..2^25 words (H200, tune_poly), ahead from 16384 instances
  * (below 2048, _wL): the rule prefers it (lanes_across 2); programs it does not take keep _wL. At 8192 bits the rule
  * still takes the shared-memory family (lanes_upto_bits 4096: six's register family there is not measured), 2.9x
- * slower than _oL for poly: the tuned table covers it. */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 0, 0, 0, 0, 0, 0, 0, 0, 4096, 16, 16, 2, 2, 0};
+ * slower than _oL for poly: the tuned table covers it. Above 8192 bits products run as transforms (EXPR_NTT, the only
+ * family with products there; generated with Q = 16 and 256-thread blocks, the fastest on the H200 at every size). */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 0, 0, 0, 0, 4096, 16, 16, 2, 2, 0};
 
 static const default_rule *rule_of(midint_op op)
 {

@@ -148,7 +148,9 @@ static midint_status launch_expr(midint_context *ctx, const midint_variant *v, c
     l.grid = (count + l.ipb - 1) / l.ipb;
     for (size_t i = 0; i < c->nio; i++)
         l.io[i] = io[i];
-    return ctx->ops->launch(ctx, &midint_kernels[v->kernel], &l, stream);
+    /* products through transforms (EXPR_NTT) read the twiddle tables at aux */
+    midint_status st = v->ntt_primes ? midint_ntt_table(ctx, &l.aux) : MIDINT_OK;
+    return st != MIDINT_OK ? st : ctx->ops->launch(ctx, &midint_kernels[v->kernel], &l, stream);
 }
 
 midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,

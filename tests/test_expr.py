@@ -105,7 +105,8 @@ def check_errors(driver, backend, skipped_ok):
 def test_mix_expression_in_a_tree_copy(tmp_path):
     """tests/expressions/mix.expr (subtraction, constants, full products, zero-extension, shared values, four outputs,
     two of twice the width), sums.expr (the sums-only kernel) and prods.expr (the owner family's fused and unfused
-    sums) generated alone at two sizes in a copy of the tree,
+    sums; at 16384 bits the NTT family's rounds: three operands, four products, sums between) generated alone at
+    three sizes in a copy of the tree,
     checked against GMP on OpenCL, and the API checks that need several outputs."""
     require_backend("opencl")
     tree = tmp_path / "tree"
@@ -115,7 +116,7 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
     for f in files:
         (tree / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, tree / f)
-    for target in (["gen", "SIZES=512,2048",
+    for target in (["gen", "SIZES=512,2048,16384",
                     "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,tests/expressions/prods.expr",
                     "GENFLAGS=--ops expr_mix,expr_sums,expr_prods"],
                    ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
@@ -125,6 +126,7 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
              if ln.startswith(("expr_mix_", "expr_sums_", "expr_prods_")) and ln.split()[6] == "opencl"]
     assert {n.split("_")[1] for n in names} == {"mix", "sums", "prods"}
     assert any(n.startswith("expr_prods_2048_") and "_o" in n for n in names), "no owner variant of prods.expr"
+    assert any(n.startswith("expr_prods_16384_") and "_p3b32" in n for n in names), "no NTT variant of prods.expr"
     for name in names:
         expr, bits, ipb = name.split("_")[1], int(name.split("_")[2]), int(name.split("_")[5][1:])
         v = {"bits": bits, "ipb": ipb}

@@ -23,8 +23,11 @@ def test_size_range_is_a_constraint_row():
     vs = plan([512, 16384, 1 << 18], ops=["expr_six", "expr_poly"], backends=["opencl"], notes=notes)
     sizes = {(v.op, v.bits) for v in vs}
     assert {("expr_six", 512), ("expr_six", 16384), ("expr_six", 1 << 18), ("expr_poly", 512)} <= sizes
-    assert not any(op == "expr_poly" and bits > 8192 for op, bits in sizes)
-    assert any("expr_poly" in n and "16384" in n and "expr_product_max_bits" in n for n in notes), notes
+    # above 8192 bits only the NTT family has products, and at 2^18 bits not even it fits one block
+    assert all(v.ntt is not None for v in vs if v.op == "expr_poly" and v.bits > 8192)
+    assert ("expr_poly", 16384) in sizes and ("expr_poly", 1 << 18) not in sizes
+    assert any("expr_poly" in n and "262144" in n and "shared_memory" in n and "expr_product_max_bits" in n
+               for n in notes), notes
     for v in vs:
         assert parse_name(v.name) == v
         assert v.name.startswith(v.op + "_")
@@ -65,9 +68,10 @@ def test_cli_reports_expression_errors(tmp_path):
     p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512", "--exprs", "", "--list"], cwd=ROOT,
                        capture_output=True, text=True)
     assert p.returncode == 0 and "expr_" not in p.stdout
-    p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512,16384", "--list"], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "generator", "--sizes", "512,16384,262144", "--list"], cwd=ROOT,
                        capture_output=True, text=True)
-    assert "expr_six_16384_" in p.stdout and "expr_poly_512_" in p.stdout and "expr_poly_16384" not in p.stdout
+    assert "expr_six_16384_" in p.stdout and "expr_poly_512_" in p.stdout and "expr_poly_16384_" in p.stdout
+    assert "expr_poly_262144" not in p.stdout
     assert "expr_poly" in p.stderr and "expr_product_max_bits" in p.stderr
 
 
