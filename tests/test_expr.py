@@ -80,6 +80,14 @@ def grid_cases(v, name, full_matrix):
     return cases
 
 
+def outputs_of(name, tree=ROOT):
+    """How many outputs expression `name` has (check_expr --list: "NAME inputs ... outputs r:1 ... program ...")."""
+    listing = subprocess.run([str(tree / "build/tests/check_expr"), "--list"], capture_output=True, text=True,
+                             check=True).stdout
+    line = next(ln for ln in listing.splitlines() if ln.split()[0] == name)
+    return len(line.split(" outputs ")[1].split(" program ")[0].split())
+
+
 def small_tile_cases(v, name, tile):
     """Cases for MIDINT_TEST_TILE_WORDS=tile: instances of more than two fix-up blocks of tiles (where the CPU affords
     it), instances of three tiles side by side past a fix-up block, every chain pattern, in place."""
@@ -132,6 +140,14 @@ def test_expression_grid_small_tiles(backend, tile):
     for v in engines.values():
         cases = small_tile_cases(v, v["op"][len("expr_"):], tile)
         proc = run(["--backend", backend, "--variant", v["name"]], cases, env={"MIDINT_TEST_TILE_WORDS": str(tile)})
+        assert_all_ok(proc, cases)
+        # a workspace of two instances' tile functions (a word per tile and output): passes of two instances
+        bits = int(small_tile_cases(v, "x", tile)[0].split()[1])
+        per = 4 * -(-bits // 32 // tile) * outputs_of(v["op"][len("expr_"):])
+        cases = [f"{v['op'][5:]} {bits} 5 {p} {80 + i} {api} none" for i, (p, api) in
+                 enumerate((("ones_plus_one", "host"), ("mixed", "device"), ("runs", "device")))]
+        proc = run(["--backend", backend, "--variant", v["name"], "--workspace", str(2 * per)], cases,
+                   env={"MIDINT_TEST_TILE_WORDS": str(tile)})
         assert_all_ok(proc, cases)
     bad = run(["--backend", backend, "--variant", v["name"]], [f"{v['op'][5:]} {v['bits']} 1 mixed 1 host none"],
               env={"MIDINT_TEST_TILE_WORDS": "24"})
