@@ -178,3 +178,67 @@ def compose(later: tuple, earlier: tuple) -> tuple:
     if a1 + 1 == m2:
         return (a2, m1)
     return (a2, INF)
+
+
+# ---- additions only over several blocks (EXPR_GRID: kernel_expr_tile.j2, then kernel_carry_fixup.j2 "linear") ----
+# An instance is cut into tiles of block x chunk words, one block per tile. The tile kernel sums its tile of every
+# linear output with carry in 0 (the one-block `linear` scan, the tile standing for the instance) and records the
+# tile's function f = (A, M) for each output; the fix-up scans those functions over the tiles, segmented by instance
+# (an instance's first tile is a constant: nothing carries into it), and adds each tile's carry in (below cmax, a
+# small integer) into its words. The scan across a fix-up block needs a neutral element, which (A, M) cannot spell:
+# ID is a code no function takes (M = 0: every margin is at least 1).
+ID = 0xFFFF      # packed A | M << 16 with A = 0xffff, M = 0: the identity x -> x
+
+
+def combine(earlier, later):
+    """later o earlier over packed functions with the identity (the fix-up's lin_combine, spelled the same)."""
+    if earlier == ID:
+        return later
+    if later == ID:
+        return earlier
+    a, m = compose((later & 0xFFFF, later >> 16), (earlier & 0xFFFF, earlier >> 16))
+    return a | m << 16
+
+
+def apply(f, x):
+    """f(x) for a packed function (the identity included)."""
+    return x if f == ID else (f & 0xFFFF) + (x >= f >> 16)
+
+
+def is_constant(f):
+    """Whether f no longer depends on its carry in (the fix-up's look-back stops there)."""
+    return f >> 16 == INF
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """The tile kernel's data: which inputs it stages (one slot each), what each output is, the shared words."""
+    inputs: tuple            # (io index, input index) of the inputs read, in slot order
+    outputs: tuple           # (io index, value, name): value an input index (a copy) or a linear output's value
+    linear: tuple            # linear_outputs(p): (value, ((input, coefficient), ...)) for each summed output
+    slot_words: int          # padded words of one staged tile
+    words: int               # shared words in all: the slots, then the warps' totals (two buffers of 32 words)
+
+    @property
+    def slots(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def totals(self) -> int:
+        return self.slots * self.slot_words
+
+
+def tile_plan(op: str, block: int, chunk: int):
+    """The tile kernel's plan for tiles of block x chunk words, or None when the program is not additions alone. Every
+    input an output needs is staged once; the outputs are staged for their store through the same slots, as many at a
+    time as there are slots."""
+    p = program(op)
+    lin = linear_outputs(p)
+    if lin is None:
+        return None
+    nin, nout = len(p.inputs), len(p.outputs)
+    read = sorted({j for _v, terms in lin for j, _c in terms} | {v for _n, v in p.outputs if v < nin})
+    outputs = tuple((j, v, name) for j, (name, v) in enumerate(p.outputs))
+    slot_words = padded_words(block * chunk)
+    inputs = tuple((nout + i, i) for i in read)
+    return TilePlan(inputs, outputs, lin, slot_words, len(inputs) * slot_words + 2 * WARP)

@@ -6,13 +6,15 @@ NTT multiplication (a four-step transform of L = L1 x L2 points, docs/ntt.md): c
 strided columns of L2 points and multiply by the twiddles w_L^(i1 k2), row kernels transform the L2 contiguous
 rows of L1 points of both operands, multiply them pointwise and transform back, inverse column kernels undo the
 columns, a CRT kernel recombines the primes' residues into result words tile by tile, and the fix-up kernel
-carries between tiles. The kernels do not depend on the variant's size: one set serves every size up to it, and
+carries between tiles. Additions-only expressions (expr_NAME, a linear combination per output): a tile kernel sums
+each tile of every output with carry-in 0 and records the tile's (carry, margin) function per output; the same
+fix-up kernel, in its "linear" mode, scans those functions and adds each tile's carry-in. The kernels do not depend on the variant's size: one set serves every size up to it, and
 variants of several sizes share it (an "engine").
 """
 
 from dataclasses import dataclass
 
-from . import ntt, ntt_plan
+from . import expr_plan, ntt, ntt_plan
 from .variant import Variant
 
 WARP = 32
@@ -121,8 +123,41 @@ def tile_kernel(block: int, q: int) -> GridKernel:
     return GridKernel("tile", 0, "kernel_addsub_tile.j2", block, 2 * ntt_plan.padded(tile) + WARP, tile, True)
 
 
+def expr_tile_kernel(v: Variant) -> GridKernel:
+    """Additions-only expressions: a tile of block x Q words of every output per block (role expr: it takes the
+    expression's buffers io0..io7); its states, one per output, for the fix-up."""
+    tp = expr_plan.tile_plan(v.op, v.grid, v.chunk_words)
+    words = tp.words if tp else 2 * WARP   # not additions alone: refused by expr_grid_linear, sized here all the same
+    return GridKernel("expr", 0, "kernel_expr_tile.j2", v.grid, words, v.grid * v.chunk_words, True)
+
+
+# The tile kernel's registers per thread (CUDA), where its live words allow, so that 4 blocks of 256 threads or 2 of 512
+# share an SM (one block per SM, as the one-block kernel at 262144 bits, leaves no block's loads overlapping another's
+# sums). ptxas (sm_90) gives six's tile kernel 53 registers, no spills; at 512 threads a version that kept 78 would
+# have run one block per SM.
+TILE_REGISTER_CAP = 64
+TILE_CAP_WORDS = 48          # live words a thread holds (inputs read + summed outputs, x Q) that fit under the cap
+
+
+def tile_resident(v: Variant, tp) -> int:
+    """Blocks per SM the tile kernel asks the compiler to fit (KERNEL_RESIDENT), 0 for its own choice."""
+    live = (len(tp.inputs) + len(tp.linear)) * v.chunk_words
+    return ntt_plan.REGISTERS_PER_SM // (TILE_REGISTER_CAP * v.grid) if live <= TILE_CAP_WORDS else 0
+
+
+def is_expr(v: Variant) -> bool:
+    return v.op.startswith("expr_")
+
+
+def plan_kind(v: Variant) -> str:
+    """The runtime's midint_plan_kind of a grid variant (lower case)."""
+    return "ntt_grid" if v.ntt else "expr_grid" if is_expr(v) else "addsub_grid"
+
+
 def kernels(v: Variant) -> list[GridKernel]:
     """The kernels of v's engine, in a fixed order."""
+    if is_expr(v):
+        return [expr_tile_kernel(v), fixup_kernel(v.grid, v.grid * v.chunk_words)]
     if v.ntt is None:
         return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
     out = [row_kernel(s, v.q) for s in ROW_LOGS]
@@ -155,6 +190,10 @@ def render_context(v: Variant, k: GridKernel) -> dict:
     """Everything a grid kernel's template needs beyond the variant and the kernel."""
     ctx = dict(k=k, R=v.q, Q=v.q, mode=v.op, TL=ntt_plan.TABLE_LENGTH, LOG_MAX=LOG_MAX, LO_BITS=LO_BITS,
                GRID_BASE=GRID_TABLE_BASE, GRID_STRIDE=GRID_TABLE_STRIDE, grid_off=grid_table_offsets())
+    if is_expr(v):   # additions only: the tiles' sums, and the fix-up of their (carry, margin) functions
+        tp = expr_plan.tile_plan(v.op, v.grid, v.chunk_words)
+        ctx.update(mode="linear", prog=expr_plan.program(v.op), tp=tp, lin_id=expr_plan.ID, RESIDENT=tile_resident(v, tp),
+                   pairs=[(f"io{j} + off", f"s{slot}") for slot, (j, _i) in enumerate(tp.inputs)])
     if v.ntt is not None:
         ctx["primes"] = [q.p for q in ntt.prime_set(PRIME_SET)]
         ctx["pconsts"] = ntt.kernel_constants(PRIME_SET, DIGIT_BITS, 1 << LOG_MAX)

@@ -107,7 +107,7 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
     for v in variants:
         if v.grid is not None:
             ks = grid_kernels(env, v) if grid_plan.engine(v) + "_" not in by_name else []
-            plan_kind = "ntt_grid" if v.ntt else "addsub_grid"
+            plan_kind = grid_plan.plan_kind(v)
         else:
             fam = family_of(v)
             src = env.get_template(fam.template).render(v=v, spad=padded_words(v.block * v.chunk_words),

@@ -525,14 +525,44 @@ EXPR_NTT = OpFamily(
     ),
 )
 
-FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT)
+
+# Additions-only expressions over several blocks (generator/grid_plan.py, templates/kernel_expr_tile.j2 and the fix-up's
+# "linear" mode, docs/expressions.md): an instance in tiles of `grid` x Q words, one block each, summed as one linear
+# combination per output with carry in 0; the fix-up adds the carries between tiles. One engine per expression serves
+# every size, as the grid add's.
+EXPR_GRID_MIN_BITS = 1 << 17
+EXPR_GRID_MAX_BITS = 1 << 27
+
+EXPR_GRID = OpFamily(
+    ops=(),                         # expr_NAME, as EXPR
+    template="",
+    limbs=("u32",),
+    qs=(16,),                       # the one-block sums' chunk (expr_region_size)
+    ipbs=(1,),
+    grids=(256, 512),
+    constraints=(
+        Constraint("expr_grid_linear", "the expression is additions alone, each output one linear combination of the "
+                   f"inputs with coefficients summing below {expr_plan.LINEAR_MAX_SUM} (expr_plan.linear_outputs): the "
+                   "carry between tiles is then a small integer", lambda v: expr_plan.tile_plan(v.op, 32, 1) is not None),
+        # legal, not prune: a pruned family would keep its least-pruned variants at every size (plan.variants_for)
+        Constraint("expr_grid_min_bits", f"at least {EXPR_GRID_MIN_BITS} bits (below, an instance spans at most 8 warps "
+                   "of one block and the one-block kernel ran six at 4.1-4.3 TB/s, H200)",
+                   lambda v: v.bits >= EXPR_GRID_MIN_BITS),
+        Constraint("expr_grid_max_bits", f"at most {EXPR_GRID_MAX_BITS} bits (the range of the operations other than "
+                   "add and sub, DEFAULT_SIZES)", lambda v: v.bits <= EXPR_GRID_MAX_BITS),
+    ),
+)
+
+
+FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
+            EXPR_NTT, EXPR_GRID)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 
 def families_for(op: str) -> tuple:
     """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
     if op.startswith(EXPR_PREFIX):
-        return (EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT) if op in expr_plan.PROGRAMS else ()
+        return (EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT, EXPR_GRID) if op in expr_plan.PROGRAMS else ()
     return OPS.get(op, ())
 
 

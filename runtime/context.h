@@ -145,6 +145,7 @@ struct midint_context {
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
     size_t workspace_cap;           /* midint_set_workspace_bytes */
     uint32_t test_ntt_log, test_ntt_rows; /* test hook MIDINT_TEST_NTT_SPLIT: transform length and row length */
+    uint32_t test_tile_words;       /* test hook MIDINT_TEST_TILE_WORDS: expression grid tiles of this many words */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
@@ -192,6 +193,7 @@ typedef struct midint_plan {
     size_t count, group;      /* instances of the call, per pass */
     uint64_t ws_words, st_words; /* workspace per instance: transform planes, tile states */
     uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
+    uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile) */
 } midint_plan;
 
 /* Plan a call of v; MIDINT_ERR_OUT_OF_MEMORY when one instance needs more workspace than the cap. */
@@ -204,6 +206,11 @@ size_t midint_plan_workspace(const midint_plan *p);
  * of NTT variants; vec: 16-byte accesses are safe), growing the context's workspace first when needed. */
 midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
                               void *aux, void *tables, int vec, void *stream);
+
+/* Enqueue an expression's grid plan (MIDINT_PLAN_EXPR_GRID) on its buffers io (outputs, then inputs: the kernel's
+ * order), growing the context's workspace first when needed. */
+midint_status midint_plan_run_expr(midint_context *ctx, const midint_plan *p, void *const *io, size_t nio, int vec,
+                                   void *stream);
 
 /* Release the workspace (after the work that uses it is done). */
 void midint_workspace_free(midint_context *ctx);

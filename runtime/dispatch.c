@@ -53,6 +53,12 @@ midint_status midint_dispatch_init(midint_context *ctx)
     if (split && *split && sscanf(split, "%u,%u", &ctx->test_ntt_log, &ctx->test_ntt_rows) != 2)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS",
                            split);
+    /* Test hook W: additions-only expressions over several blocks cut instances into tiles of W words (a multiple
+     * of the variant's words per thread, at most its tile), so that CPU tests cross many tiles (plan.c). */
+    const char *tw = getenv("MIDINT_TEST_TILE_WORDS");
+    if (tw && *tw && (sscanf(tw, "%u", &ctx->test_tile_words) != 1 || ctx->test_tile_words == 0))
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive "
+                           "number of words", tw);
     /* Test hook N: chunk N (from 1) of every host call fails as a device failure would, mid-pipeline. */
     const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
     ctx->test_fail_chunk = fail && *fail ? strtoull(fail, NULL, 10) : 0;
@@ -162,8 +168,13 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
  * (below 2048, _wL): the rule prefers it (lanes_across 2); programs it does not take keep _wL. At 8192 bits the rule
  * still takes the shared-memory family (lanes_upto_bits 4096: six's register family there is not measured), 2.9x
  * slower than _oL for poly: the tuned table covers it. Above 8192 bits products run as transforms (EXPR_NTT, the only
- * family with products there; generated with Q = 16 and 256-thread blocks, the fastest on the H200 at every size). */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 0, 0, 0, 0, 4096, 16, 16, 2, 2, 0};
+ * family with products there; generated with Q = 16 and 256-thread blocks, the fastest on the H200 at every size).
+ * Additions-only expressions over several blocks (EXPR_GRID, _gB) from 2^19 bits at every count, as add: there the
+ * one-block kernel holds one instance in a 1024-thread block, the shape that ran add at 3.29 TB/s against its grid's
+ * 4.25 (not measured for six yet; at 262144 bits the one-block six ran 3.68-3.79 TB/s and stays the rule's choice
+ * until the grid is measured there); among them 16 words per thread (the only ones generated) and 256 threads. */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 524288, UINT64_MAX, 16, 256,
+                                       4096, 16, 16, 2, 2, 0};
 
 static const default_rule *rule_of(midint_op op)
 {
@@ -173,7 +184,8 @@ static const default_rule *rule_of(midint_op op)
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
 {
     if (v->plan != MIDINT_PLAN_ONE_BLOCK) {
-        const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : MIDINT_ROLE_TILE, 0);
+        const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : v->plan ==
+                                                          MIDINT_PLAN_EXPR_GRID ? MIDINT_ROLE_EXPR : MIDINT_ROLE_TILE, 0);
         return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
     }
     if (v->lanes)

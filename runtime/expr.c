@@ -134,10 +134,22 @@ static midint_status check_expr(midint_context *ctx, const char *fn, const char 
     return MIDINT_OK;
 }
 
+/* An additions-only expression over several blocks (MIDINT_PLAN_EXPR_GRID, plan.c): its plan, whose workspace holds
+ * the tiles' functions, then its tile and fix-up launches. */
+static midint_status launch_expr_grid(midint_context *ctx, const midint_variant *v, const expr_call *c, uint32_t n,
+                                      size_t count, void *const *io, int vec, void *stream)
+{
+    midint_plan p;
+    midint_status st = midint_plan_make(ctx, v, n, count, &p);
+    return st != MIDINT_OK ? st : midint_plan_run_expr(ctx, &p, io, c->nio, vec, stream);
+}
+
 /* Enqueue the variant's kernel on `count` instances of n words; io: outputs then inputs (device buffers). */
 static midint_status launch_expr(midint_context *ctx, const midint_variant *v, const expr_call *c, uint32_t n,
                                  size_t count, void *const *io, int vec, void *stream)
 {
+    if (v->plan == MIDINT_PLAN_EXPR_GRID)
+        return launch_expr_grid(ctx, v, c, n, count, io, vec, stream);
     midint_launch l;
     memset(&l, 0, sizeof l);
     l.n = n;

@@ -61,6 +61,22 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
     return MIDINT_OK;
 }
 
+/* An additions-only expression over tiles: tiles of the tile kernel's words, or fewer under the test hook
+ * MIDINT_TEST_TILE_WORDS (a multiple of the words per thread: CPU tests then cross many tiles and fix-up blocks at
+ * small sizes); one function per output and tile. */
+static midint_status expr_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
+{
+    const midint_kernel *k = midint_variant_kernel(v, MIDINT_ROLE_EXPR, 0);
+    uint32_t chunk = v->q * v->limb_words, w = ctx->test_tile_words ? ctx->test_tile_words : k->span;
+    if (w % chunk || w > k->span)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_TILE_WORDS is %u; %s takes a multiple of %u "
+                           "words up to %u", w, v->name, chunk, k->span);
+    p->tile_words = w;
+    p->outputs = midint_exprs[v->op - MIDINT_OP_EXPR0].noutputs;
+    p->st_words = (uint64_t)((n + w - 1) / w) * p->outputs;
+    return MIDINT_OK;
+}
+
 midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, size_t count, midint_plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -73,6 +89,8 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         p->st_words = tiles(n, midint_variant_kernel(v, MIDINT_ROLE_TILE, 0));
     else if (v->plan == MIDINT_PLAN_NTT_GRID)
         st = ntt_shape(ctx, v, n, p);
+    else if (v->plan == MIDINT_PLAN_EXPR_GRID)
+        st = expr_shape(ctx, v, n, p);
     if (st != MIDINT_OK || v->plan == MIDINT_PLAN_ONE_BLOCK)
         return st;
     size_t cap = ctx->workspace_cap ? ctx->workspace_cap : DEFAULT_WORKSPACE_CAP;
@@ -172,6 +190,43 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
     return launch(ctx, kf, &fix, ((uint64_t)tiles(p->rn, kf) * m + kf->block - 1) / kf->block, p->rn, 0, stream);
 }
 
+/* The tiles of every output (x1: words per tile), then the carries between them, output by output (x1: words per
+ * tile | output << 16: which functions; r: that output's buffer). */
+static midint_status run_expr_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
+{
+    const midint_kernel *tile = midint_variant_kernel(p->v, MIDINT_ROLE_EXPR, 0);
+    const midint_kernel *fix = midint_variant_kernel(p->v, MIDINT_ROLE_FIXUP, 0);
+    uint64_t n_tiles = (uint64_t)((p->n + p->tile_words - 1) / p->tile_words) * l->count;
+    midint_status st = launch(ctx, tile, l, n_tiles, 0, p->tile_words, stream);
+    for (uint32_t j = 0; j < p->outputs && st == MIDINT_OK; j++) {
+        midint_launch f = *l;
+        f.r = l->io[j];
+        st = launch(ctx, fix, &f, (n_tiles + fix->block - 1) / fix->block, p->n, p->tile_words | j << 16, stream);
+    }
+    return st;
+}
+
+/* A grid plan's passes of `group` instances over the context's workspace, grown first when needed. */
+static midint_status run_passes(midint_context *ctx, const midint_plan *p, midint_launch l, void *stream)
+{
+    midint_status st;
+    if ((st = grow_ws(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
+        (st = grow_ws(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
+        (st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS)) != MIDINT_OK)
+        return st;
+    l.ws = p->ws_words ? ctx->ws.buf : NULL;
+    l.st = ctx->st.buf;
+    for (size_t done = 0; done < p->count && st == MIDINT_OK; done += p->group) {
+        l.inst0 = done;
+        l.count = p->count - done < p->group ? p->count - done : p->group;
+        st = p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream)
+             : p->v->plan == MIDINT_PLAN_EXPR_GRID ? run_expr_grid(ctx, p, &l, stream)
+                                                   : run_ntt_grid(ctx, p, &l, stream);
+    }
+    midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
+    return st != MIDINT_OK ? st : marked;
+}
+
 midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
                               void *aux, void *tables, int vec, void *stream)
 {
@@ -185,19 +240,17 @@ midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r
     l.count = p->count;
     if (p->v->plan == MIDINT_PLAN_ONE_BLOCK)
         return run_one_block(ctx, p, &l, stream);
+    return run_passes(ctx, p, l, stream);
+}
 
-    midint_status st;
-    if ((st = grow_ws(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
-        (st = grow_ws(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
-        (st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS)) != MIDINT_OK)
-        return st;
-    l.ws = p->ws_words ? ctx->ws.buf : NULL;
-    l.st = ctx->st.buf;
-    for (size_t done = 0; done < p->count && st == MIDINT_OK; done += p->group) {
-        l.inst0 = done;
-        l.count = p->count - done < p->group ? p->count - done : p->group;
-        st = p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream) : run_ntt_grid(ctx, p, &l, stream);
-    }
-    midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
-    return st != MIDINT_OK ? st : marked;
+midint_status midint_plan_run_expr(midint_context *ctx, const midint_plan *p, void *const *io, size_t nio, int vec,
+                                   void *stream)
+{
+    midint_launch l = {0};
+    l.n = p->n;
+    l.vec = (uint32_t)vec;
+    l.count = p->count;
+    for (size_t i = 0; i < nio && i < MIDINT_EXPR_MAX_IO; i++)
+        l.io[i] = io[i];
+    return run_passes(ctx, p, l, stream);
 }

@@ -8,7 +8,8 @@
 typedef enum midint_plan_kind {
     MIDINT_PLAN_ONE_BLOCK = 0,   /* one kernel, an instance (or several) per block */
     MIDINT_PLAN_ADDSUB_GRID = 1, /* tiles of an instance added in parallel, then the carries between them */
-    MIDINT_PLAN_NTT_GRID = 2     /* four-step NTT: column, row and inverse column passes, CRT, carries */
+    MIDINT_PLAN_NTT_GRID = 2,    /* four-step NTT: column, row and inverse column passes, CRT, carries */
+    MIDINT_PLAN_EXPR_GRID = 3    /* additions-only expression: tiles of every output, then the carries between them */
 } midint_plan_kind;
 
 /* What a kernel does within its variant's plan. */
@@ -20,7 +21,8 @@ typedef enum midint_role {
     MIDINT_ROLE_COLS = 4,      /* NTT grid: digits in, column transforms, twiddles */
     MIDINT_ROLE_COLS_INV = 5,  /* NTT grid: twiddles, inverse column transforms, scale: the residues */
     MIDINT_ROLE_CRT = 6,       /* NTT grid: residues to result words, tile by tile */
-    MIDINT_ROLE_EXPR = 7       /* a fused expression: the whole of it; takes the buffers io0..io7 (launch.h) */
+    MIDINT_ROLE_EXPR = 7       /* a fused expression: the whole of it (expr grid: its tiles, carry in 0); takes the
+                                * buffers io0..io7 (launch.h) */
 } midint_role;
 
 typedef struct midint_kernel {

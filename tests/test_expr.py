@@ -1,6 +1,7 @@
 """Fused expressions against GMP (build/tests/check_expr walks each expression's program in mpz), their API errors
 (build/tests/expr_errors), and a test expression with every kind of step generated in a copy of the tree."""
 
+import re
 import shutil
 import subprocess
 
@@ -36,6 +37,67 @@ def variant_cases(v, name):
     return cases
 
 
+# Grid variants (EXPR_GRID: an instance over many blocks, `_gB`) share their kernels with the other sizes of their engine
+# (the name without its size), as the grid add's (tests/test_variants.py): each engine runs the whole matrix once,
+# through its largest variant of at most GRID_BITS[backend] bits, at that size; every other size gets one case at
+# min(its size, GRID_BITS), and on the GPU one at its own size. The test hook MIDINT_TEST_TILE_WORDS then cuts
+# instances into tiles of SMALL_TILES words (one thread's words; and a tile over two warps, with idle threads above
+# it), so that carries cross hundreds of tiles and the fix-up's look-back passes several of its blocks at small sizes.
+GRID_BITS = {"opencl": 1 << 20, "cuda": 1 << 23}
+SMALL_TILES = (16, 40 * 16)
+CHAINS = ("max", "ones_plus_one", "runs", "edges")   # carries through whole tiles (six: a = ones, b = 1 leaves 6 a tile)
+
+
+def engine_of(v):
+    return re.sub(r"^(expr_[a-z0-9]+)_\d+_", r"\1_", v["name"])
+
+
+def grid_engines(backend):
+    """engine -> the variant that runs its matrix (the largest of at most GRID_BITS, else the smallest)."""
+    out = {}
+    for v in sorted((v for v in expr_variants(backend) if v["grid"] != "-"), key=lambda v: v["bits"]):
+        if engine_of(v) not in out or v["bits"] <= GRID_BITS[backend]:
+            out[engine_of(v)] = v
+    return out
+
+
+def grid_cases(v, name, full_matrix):
+    """A grid variant's cases: at its own size on the GPU; the whole matrix for its engine's chosen variant, else one."""
+    top, tile = min(v["bits"], GRID_BITS[v["backend"]]), int(v["grid"]) * v["q"]
+    cases = []
+    if v["backend"] == "cuda" and v["bits"] > top:
+        cases += [f"{name} {v['bits']} 1 ones_plus_one 1 host none", f"{name} {v['bits'] - 32} 1 random 2 device inplace"]
+    if not full_matrix:
+        return cases + [f"{name} {top} 2 mixed 3 host none"]
+    odd = min(top // 2 + 32 * 37, top - 64)   # not a power of two, not a multiple of the tile
+    cases += [f"{name} {bits} {count} mixed {count} host none" for bits in sorted({top, top - 32, odd}) for count in (1, 3)]
+    cases += [f"{name} {top} 2 {p} {10 + i} host none" for i, p in enumerate(PATTERNS + CHAINS[:1])]
+    cases += [f"{name} {odd} 2 mixed 30 device none", f"{name} {odd} 3 mixed 31 host inplace",
+              f"{name} {top} 2 runs 32 device inplace"]
+    # instances of three tiles and a bit, so that fix-up blocks (one thread per tile) start inside instances
+    three = min(32 * (3 * tile + 96), top)
+    cases += [f"{name} {three} {int(v['grid']) // 2 + 3} {p} {40 + i} host none" for i, p in enumerate(CHAINS[1:2])]
+    return cases
+
+
+def outputs_of(name, tree=ROOT):
+    """How many outputs expression `name` has (check_expr --list: "NAME inputs ... outputs r:1 ... program ...")."""
+    listing = subprocess.run([str(tree / "build/tests/check_expr"), "--list"], capture_output=True, text=True,
+                             check=True).stdout
+    line = next(ln for ln in listing.splitlines() if ln.split()[0] == name)
+    return len(line.split(" outputs ")[1].split(" program ")[0].split())
+
+
+def small_tile_cases(v, name, tile):
+    """Cases for MIDINT_TEST_TILE_WORDS=tile: instances of more than two fix-up blocks of tiles (where the CPU affords
+    it), instances of three tiles side by side past a fix-up block, every chain pattern, in place."""
+    long_bits = min(32 * tile * (2 * int(v["grid"]) + 3), GRID_BITS[v["backend"]], v["bits"])
+    few, count = 32 * (2 * tile + 16), int(v["grid"]) // 3 + 3   # 3 tiles each: fix-up blocks start inside instances
+    return ([f"{name} {long_bits} 2 {p} {50 + i} host none" for i, p in enumerate(CHAINS + ("random",))]
+            + [f"{name} {few} {count} {p} {60 + i} host none" for i, p in enumerate(CHAINS)]
+            + [f"{name} {long_bits - 32} 3 mixed 70 device inplace"])
+
+
 def test_shipped_expressions_are_generated_and_listed():
     """make gen's default generates six and poly; the registry holds the programs the generator parsed."""
     assert CHECK_EXPR.exists(), "run `make` first"
@@ -55,11 +117,41 @@ def test_expression_variants(backend):
     require_backend(backend)
     vs = expr_variants(backend)
     assert vs, "no expression variants generated"
+    engines = grid_engines(backend)
     for v in vs:
         name = v["op"][len("expr_"):]
-        cases = variant_cases(v, name)
+        if v["grid"] != "-":
+            cases = grid_cases(v, name, engines[engine_of(v)]["name"] == v["name"])
+        else:
+            cases = variant_cases(v, name)
         proc = run(["--backend", backend, "--variant", v["name"]], cases)
         assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("tile", SMALL_TILES)
+def test_expression_grid_small_tiles(backend, tile):
+    """Each expression grid engine with tiles of `tile` words (test hook MIDINT_TEST_TILE_WORDS), against GMP."""
+    require_backend(backend)
+    engines = grid_engines(backend)
+    if not engines:
+        pytest.skip(f"no expression grid variants generated for {backend} (additions-only expressions from "
+                    "131072 bits)")
+    for v in engines.values():
+        cases = small_tile_cases(v, v["op"][len("expr_"):], tile)
+        proc = run(["--backend", backend, "--variant", v["name"]], cases, env={"MIDINT_TEST_TILE_WORDS": str(tile)})
+        assert_all_ok(proc, cases)
+        # a workspace of two instances' tile functions (a word per tile and output): passes of two instances
+        bits = int(small_tile_cases(v, "x", tile)[0].split()[1])
+        per = 4 * -(-bits // 32 // tile) * outputs_of(v["op"][len("expr_"):])
+        cases = [f"{v['op'][5:]} {bits} 5 {p} {80 + i} {api} none" for i, (p, api) in
+                 enumerate((("ones_plus_one", "host"), ("mixed", "device"), ("runs", "device")))]
+        proc = run(["--backend", backend, "--variant", v["name"], "--workspace", str(2 * per)], cases,
+                   env={"MIDINT_TEST_TILE_WORDS": str(tile)})
+        assert_all_ok(proc, cases)
+    bad = run(["--backend", backend, "--variant", v["name"]], [f"{v['op'][5:]} {v['bits']} 1 mixed 1 host none"],
+              env={"MIDINT_TEST_TILE_WORDS": "24"})
+    assert "MIDINT_TEST_TILE_WORDS is 24" in bad.stdout and "a multiple of 16" in bad.stdout, bad.stdout
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -71,7 +163,9 @@ def test_expression_dispatch_and_chunks(backend):
     vs = expr_variants(backend)
     cases = []
     for op in sorted({v["op"] for v in vs}):
+        # the grid variants' sizes up to GRID_BITS (2^27 bits on a CPU would take minutes)
         sizes = sorted({v["bits"] for v in vs if v["op"] == op})
+        sizes = [b for b in sizes if b <= GRID_BITS[backend]] or sizes[:1]
         name = op[len("expr_"):]
         cases += [f"{name} {sizes[-1]} 37 mixed 7 host none", f"{name} {max(32, sizes[0] - 64)} 9 mixed 8 host inplace",
                   f"{name} {sizes[-1]} 23 mixed 9 async none", f"{name} {sizes[0]} 11 runs 10 async inplace"]
@@ -104,9 +198,10 @@ def check_errors(driver, backend, skipped_ok):
 
 def test_mix_expression_in_a_tree_copy(tmp_path):
     """tests/expressions/mix.expr (subtraction, constants, full products, zero-extension, shared values, four outputs,
-    two of twice the width), sums.expr (the sums-only kernel) and prods.expr (the owner family's fused and unfused
-    sums; at 16384 bits the NTT family's rounds: three operands, four products, sums between) generated alone at
-    three sizes in a copy of the tree,
+    two of twice the width), sums.expr (the sums-only kernel), prods.expr (the owner family's fused and unfused
+    sums; at 16384 bits the NTT family's rounds: three operands, four products, sums between) and adds.expr
+    (additions alone: the linear kernels, one-block and over several blocks, with several summed outputs, a large
+    coefficient and an output that is an input) generated alone in a copy of the tree,
     checked against GMP on OpenCL, and the API checks that need several outputs."""
     require_backend("opencl")
     tree = tmp_path / "tree"
@@ -116,17 +211,26 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
     for f in files:
         (tree / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, tree / f)
-    for target in (["gen", "SIZES=512,2048,16384",
-                    "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,tests/expressions/prods.expr",
-                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods"],
+    for target in (["gen", "SIZES=512,2048,16384,131072", "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,"
+                    "tests/expressions/prods.expr,tests/expressions/adds.expr",
+                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods,expr_adds"],
                    ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
         p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    names = [ln.split()[0] for ln in (tree / "generated/variants.txt").read_text().splitlines()
-             if ln.startswith(("expr_mix_", "expr_sums_", "expr_prods_")) and ln.split()[6] == "opencl"]
-    assert {n.split("_")[1] for n in names} == {"mix", "sums", "prods"}
+    rows = [ln.split() for ln in (tree / "generated/variants.txt").read_text().splitlines()
+            if ln.startswith(("expr_mix_", "expr_sums_", "expr_prods_", "expr_adds_")) and ln.split()[6] == "opencl"]
+    names = [r[0] for r in rows if r[11] == "-"]
+    assert {n.split("_")[1] for n in names} == {"mix", "sums", "prods", "adds"}
     assert any(n.startswith("expr_prods_2048_") and "_o" in n for n in names), "no owner variant of prods.expr"
     assert any(n.startswith("expr_prods_16384_") and "_p3b32" in n for n in names), "no NTT variant of prods.expr"
+    grid = [dict(name=r[0], op=r[1], bits=int(r[2]), q=int(r[4]), backend=r[6], grid=r[11]) for r in rows if r[11] != "-"]
+    assert {(v["op"], v["bits"]) for v in grid} == {("expr_adds", 131072)}, grid
+    for v in grid:   # adds.expr over several blocks: the whole matrix, and small tiles
+        cases = grid_cases(v, "adds", True)
+        assert_all_ok(run(["--backend", "opencl", "--variant", v["name"]], cases, tree=tree), cases)
+        cases = small_tile_cases(v, "adds", 16)
+        assert_all_ok(run(["--backend", "opencl", "--variant", v["name"]], cases, env={"MIDINT_TEST_TILE_WORDS": "16"},
+                          tree=tree), cases)
     for name in names:
         expr, bits, ipb = name.split("_")[1], int(name.split("_")[2]), int(name.split("_")[5][1:])
         v = {"bits": bits, "ipb": ipb}

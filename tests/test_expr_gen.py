@@ -85,3 +85,43 @@ def test_sums_only_programs_keep_their_values_in_registers():
     assert expr_plan.in_registers("expr_six", 16) and expr_plan.layout("expr_six", 128, 16, 1).registers
     assert not expr_plan.in_registers("expr_six", 64)                   # 4 x 64 words: too many registers
     assert not expr_plan.in_registers("expr_poly", 16) and not expr_plan.in_registers("expr_mix", 16)
+
+
+def test_additions_only_run_over_several_blocks():
+    """EXPR_GRID: six (additions alone) gets grid variants from 2^17 to 2^27 bits, one engine per block size shared by
+    every size; poly (products) gets none, with the constraint named; below 2^17 bits none."""
+    from generator import grid_plan
+    register("six", "poly")
+    notes = []
+    vs = plan([65536, 1 << 17, 1 << 18, 1 << 27], ops=["expr_six", "expr_poly"], backends=["cuda"], notes=notes)
+    grid = [v for v in vs if v.grid is not None]
+    assert {v.bits for v in grid} == {1 << 17, 1 << 18, 1 << 27} and all(v.op == "expr_six" for v in grid)
+    assert {v.grid for v in grid} == {256, 512} and all(v.q == 16 and v.limb == "u32" for v in grid)
+    assert {grid_plan.engine(v) for v in grid} == {"expr_six_grid_u32_q16_g256_cuda", "expr_six_grid_u32_q16_g512_cuda"}
+    assert all(grid_plan.plan_kind(v) == "expr_grid" for v in grid)
+    assert any("expr_poly" in n and str(1 << 27) in n and "expr_grid_linear" in n for n in notes), notes
+    for v in grid:
+        assert parse_name(v.name) == v
+        tile, fix = grid_plan.kernels(v)
+        assert (tile.role, tile.template, tile.span) == ("expr", "kernel_expr_tile.j2", v.grid * 16)
+        assert (fix.role, fix.span) == ("fixup", tile.span) and tile.span < 1 << 16   # x1 packs words | output << 16
+        assert grid_plan.tile_resident(v, expr_plan.tile_plan(v.op, v.grid, 16)) == 65536 // (64 * v.grid)
+    from generator.space import EXPR_GRID, failed_constraint
+    from generator.variant import Variant
+    poly = Variant("expr_poly", 1 << 18, "u32", 16, 1, "cuda", grid=256)
+    assert failed_constraint(poly).name == "expr_grid_linear"
+    assert failed_constraint(Variant("expr_six", 65536, "u32", 16, 1, "cuda", grid=256)).name == "expr_grid_min_bits"
+    assert failed_constraint(Variant("expr_six", 1 << 28, "u32", 16, 1, "cuda", grid=256)).name == "expr_grid_max_bits"
+    assert EXPR_GRID.constraints[0].name == "expr_grid_linear"
+
+
+def test_tile_plan_stages_what_the_outputs_need():
+    """adds.expr: three inputs staged, four outputs (three summed, one an input), 3 slots of a padded tile."""
+    p = load(ROOT / "tests" / "expressions" / "adds.expr")
+    expr_plan.PROGRAMS[p.op] = p
+    tp = expr_plan.tile_plan(p.op, 256, 16)
+    assert [i for _j, i in tp.inputs] == [0, 1, 2] and [j for j, _i in tp.inputs] == [4, 5, 6]
+    assert [v for _j, v, _n in tp.outputs] == [17, 18, 2, 5] and len(tp.linear) == 3
+    assert tp.slot_words == 4096 + 128 and tp.words == 3 * tp.slot_words + 64
+    register("poly")
+    assert expr_plan.tile_plan("expr_poly", 256, 16) is None

@@ -20,9 +20,9 @@ def test_six_is_one_combination():
         assert linear_outputs(load(ROOT / f)) is None
 
 
-def thread_function(words, coefs, xs, k, chunk, cmax):
+def thread_function(words, coefs, xs, k, chunk, cmax, head=None):
     """What a thread computes: its chunk's sum word by word, the carry out c and margin m, packed as the kernel does
-    (the instance's first thread a constant)."""
+    (the instance's first thread a constant; `head` says which threads start an instance, default k == 0)."""
     acc, out = 0, []
     for w in range(chunk):
         acc += sum(c * x[k * chunk + w] for c, x in zip(coefs, xs))
@@ -31,7 +31,7 @@ def thread_function(words, coefs, xs, k, chunk, cmax):
     s = sum(v << (32 * i) for i, v in enumerate(out))
     m = (1 << (32 * chunk)) - s
     m = m if m <= cmax else cmax + 1
-    return out, (acc, INF) if k == 0 else (acc, m)
+    return out, (acc, INF) if (k == 0 if head is None else head) else (acc, m)
 
 
 def scan_carries(fs, warp=32):
@@ -103,3 +103,114 @@ def test_large_slots_are_not_staged():
     direct = expr_plan.layout("expr_six", 512, 16, 1)    # 262144 bits
     assert staged.linear and not staged.direct and staged.slots
     assert direct.linear and direct.direct and not direct.slots and direct.words == 3 * expr_plan.WARP
+
+
+# ---- over several blocks: tiles with carry in 0, then the fix-up's scan of their functions (EXPR_GRID) ----
+from generator.expr_plan import ID, apply, combine, is_constant   # noqa: E402
+
+
+def tile_functions(words, coefs, xs, tile_words, chunk, cmax, tile):
+    """The tile kernel on one tile: its words with carry in 0 (the one-block scan, the tile as the instance, only the
+    instance's first tile starting with a constant) and the tile's function, folded over its threads in order."""
+    ti = tile_words // chunk
+    sub = [x[tile * tile_words:(tile + 1) * tile_words] for x in xs]
+    fs, chunks = [], []
+    for k in range(ti):
+        out, f = thread_function(tile_words, coefs, sub, k, chunk, cmax, head=k == 0 and tile == 0)
+        fs.append(f)
+        chunks.append(out)
+    cins = [0] + [apply(g, 0) for g in _inclusive(fs)][:-1]   # carry in 0 to the tile
+    words_out = []
+    for k in range(ti):
+        s = sum(v << (32 * i) for i, v in enumerate(chunks[k])) + cins[k]
+        words_out += [(s >> (32 * i)) & 0xFFFFFFFF for i in range(chunk)]
+    total = ID
+    for a, m in fs:
+        total = combine(total, a | m << 16)
+    return words_out, total
+
+
+def _inclusive(fs):
+    acc, out = ID, []
+    for a, m in fs:
+        acc = combine(acc, a | m << 16)
+        out.append(acc)
+    return out
+
+
+def fixup(states, tiles, block):
+    """The fix-up kernel: one thread per tile, `block` tiles per block, instances back to back; each block scans its
+    tiles' functions (an instance's first tile forced constant), and its first tile's carry comes from looking back
+    over the functions below it, `block` at a time, until the fold is a constant. Returns each tile's carry in."""
+    cins = []
+    for first in range(0, len(states), block):
+        own = [(s | 0xFFFF0000) if g % tiles == 0 else s for g, s in enumerate(states[first:first + block], first)]
+        excl, acc = [], ID
+        for f in own:
+            excl.append(acc)
+            acc = combine(acc, f)
+        tile0, below = first % tiles, ID
+        if tile0 > 0:
+            below = states[first - 1]
+            if not is_constant(below):
+                acc, hi = ID, tile0
+                while hi > 0 and not is_constant(acc):
+                    lo = max(hi - block, 0)
+                    fold = ID
+                    for f in states[first - tile0 + lo:first - tile0 + hi]:
+                        fold = combine(fold, f)
+                    acc = combine(fold, acc)
+                    hi = lo
+                below = acc
+        for g, e in enumerate(excl, first):
+            cins.append(0 if g % tiles == 0 else apply(e, apply(below, 0)))
+    return cins
+
+
+@pytest.mark.parametrize("coefs,tile_words,chunk,block", [((6, 10), 8, 4, 4), ((6, 10), 16, 4, 2), ((1026, 3, 1), 8, 2, 4),
+                                                        ((1, 1), 4, 4, 3)])
+def test_tiles_and_fixup_give_the_sum(coefs, tile_words, chunk, block):
+    """Instances of several tiles whose fix-up blocks start inside instances and look back over more than a block: the
+    tiles' words plus their carries in, rippled, are the exact sums (all-ones operands, near-powers, random)."""
+    rng = random.Random(sum(coefs) * tile_words + block)
+    cmax = sum(coefs)
+    for words in (5 * tile_words, 3 * tile_words + chunk, 9 * tile_words):
+        mod, tiles = 1 << (32 * words), -(-words // tile_words)
+        padded = tiles * tile_words
+        for pattern in ("random", "ones", "near", "ones_plus_one"):
+            insts = []
+            for _ in range(4):
+                if pattern == "random":
+                    xs = [rng.getrandbits(32 * words) for _c in coefs]
+                elif pattern == "ones":
+                    xs = [mod - 1 for _c in coefs]
+                elif pattern == "ones_plus_one":
+                    xs = [mod - 1] + [1] * (len(coefs) - 1)
+                else:   # the sum just below a power of the word base: functions that depend on their carry in
+                    rest = [rng.getrandbits(32 * words - 12) for _c in coefs[1:]]
+                    xs = [((mod - 1 - sum(c * x for c, x in zip(coefs[1:], rest))) // coefs[0]) % mod] + rest
+                insts.append(xs)
+            states, outs = [], []
+            for xs in insts:
+                ws = [[(v >> (32 * i)) & 0xFFFFFFFF for i in range(padded)] for v in xs]
+                words_out = []
+                for tile in range(tiles):
+                    w, f = tile_functions(padded, coefs, ws, tile_words, chunk, cmax, tile)
+                    words_out += w
+                    states.append(f)
+                outs.append(words_out)
+            cins = fixup(states, tiles, block)
+            for n, xs in enumerate(insts):
+                got = 0
+                for tile in range(tiles):
+                    part = sum(v << (32 * i) for i, v in enumerate(outs[n][tile * tile_words:(tile + 1) * tile_words]))
+                    part = (part + cins[n * tiles + tile]) % (1 << (32 * tile_words))   # the ripple
+                    got |= part << (32 * tile_words * tile)
+                assert got % mod == sum(c * x for c, x in zip(coefs, xs)) % mod, (pattern, words, n)
+
+
+def test_combine_has_an_identity():
+    for f in ((3 | 5 << 16), (4 | INF << 16), (0 | 1 << 16)):
+        assert combine(ID, f) == f and combine(f, ID) == f
+        assert apply(ID, 7) == 7 and not is_constant(ID)
+    assert is_constant(combine(2 | 5 << 16, 9 | INF << 16))   # a constant after anything is a constant

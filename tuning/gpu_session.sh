@@ -10,7 +10,7 @@
 # tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency;
 # "python": the Python package's tests on CUDA and python -m midint.bench; "expr": the fused expressions' CUDA
 # tests and compute-sanitizer, then six and poly fused against separate calls (bench's expression table, default
-# dispatch, EXPR_SIZES)); logs,
+# dispatch, EXPR_SIZES)); "exprgrid": six's one-block and grid (_gB) variants timed side by side (EXPRGRID_SIZES); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -35,8 +35,25 @@ if has expr; then
     --backend cuda 2>&1 | tail -3 | tee "$OUT/sanitizer_expr.txt"
   echo "six 4096 70 mixed 2 device none" | timeout 120 compute-sanitizer --tool racecheck build/tests/check_expr \
     --backend cuda 2>&1 | tail -3 | tee -a "$OUT/sanitizer_expr.txt"
+  for tool in memcheck racecheck; do   # six over several blocks (EXPR_GRID), small tiles: many tiles and fix-up blocks
+    echo "six 1048576 3 ones_plus_one 3 device inplace" | MIDINT_TEST_TILE_WORDS=16 timeout 120 compute-sanitizer \
+      --tool $tool build/tests/check_expr --backend cuda --variant expr_six_1048576_u32_q16_i1_g256_cuda 2>&1 | tail -3 \
+      | tee -a "$OUT/sanitizer_expr.txt"
+  done
   timeout 400 python3 tuning/bench.py --ops "" --sizes "${EXPR_SIZES:-}" --single "" --tuning "${TABLE:-none}" \
     --out "$OUT/expr" 2>&1 | tee "$OUT/expr.txt"
+fi
+
+if has exprgrid; then
+  # six's one-block and grid (EXPR_GRID, _g256, _g512) variants side by side, 2^27 words per operand, GB/s counting
+  # 3 x operand bytes (docs/expressions.md): where the tuned table and the default rule should take the grid
+  echo "== six: one-block against grid variants"
+  { for b in ${EXPRGRID_SIZES:-131072 262144 524288 1048576 134217728}; do
+      c=$((134217728 / (b / 32)))
+      grep -o "^expr_six_${b}_[a-z0-9_]*_cuda" generated/variants.txt | while read -r v; do echo "time expr_six $b $c $v 10"; done
+    done; } | timeout 500 build/tuning/measure --backend cuda --tuning none \
+    | awk '$1 == "time" && $6 == "ok" {printf "%s %s %s %-42s %9.4f ms %7.1f GB/s %s\n", $2, $3, $4, $5, $7, 3 * $4 * $3 / 8 / $7 / 1e6, $8; next} {print}' \
+    | tee "$OUT/exprgrid.txt"
 fi
 
 if has grid; then

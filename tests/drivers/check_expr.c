@@ -1,7 +1,8 @@
 /* check_expr.c — runs generated expressions through midint_expr / midint_expr_device and compares every output word
  * with GMP walking the expression's program (midint_expr_desc.program) step by step.
  *
- * Usage: check_expr --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--probe] [--list]
+ * Usage: check_expr --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES] [--probe]
+ *        [--list]
  * Cases come on stdin, one per line: "name bits count pattern seed api alias"
  *   api: host|async (host buffers from midint_host_alloc, midint_expr_async, then midint_synchronize)|device
  *   alias: none|inplace (output 0 is the same buffer as input 0)
@@ -153,7 +154,7 @@ int main(int argc, char **argv)
     midint_backend backend = MIDINT_BACKEND_AUTO;
     int device = 0, probe = 0, list = 0;
     const char *variant = NULL;
-    size_t staging = 0;
+    size_t staging = 0, workspace = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             const char *b = argv[++i];
@@ -165,13 +166,15 @@ int main(int argc, char **argv)
             variant = argv[++i];
         } else if (strcmp(argv[i], "--staging") == 0 && i + 1 < argc) {
             staging = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--workspace") == 0 && i + 1 < argc) {
+            workspace = strtoull(argv[++i], NULL, 0);   /* a small cap makes grid calls run in several passes */
         } else if (strcmp(argv[i], "--probe") == 0) {
             probe = 1;
         } else if (strcmp(argv[i], "--list") == 0) {
             list = 1;
         } else {
-            fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--probe] "
-                    "[--list]\n", argv[0]);
+            fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] "
+                    "[--workspace BYTES] [--probe] [--list]\n", argv[0]);
             return 2;
         }
     }
@@ -201,6 +204,8 @@ int main(int argc, char **argv)
     }
     if (staging)
         midint_set_staging_bytes(ctx, staging);
+    if (workspace)
+        midint_set_workspace_bytes(ctx, workspace);
     char line[256];
     int all = 1;
     while (fgets(line, sizeof line, stdin)) {
