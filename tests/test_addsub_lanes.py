@@ -1,11 +1,12 @@
 """Add/sub in registers (ADDSUB_LANES, templates/kernel_addsub_lanes.j2): its shapes as the space generates them, and
 carries that cross lanes and stop at every kind of lane boundary, against GMP (the variant matrix covers the rest)."""
 
+import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, assert_all_ok, read_variants, require_backend, run_driver
+from conftest import BACKENDS, ROOT, assert_all_ok, driver_env, read_variants, require_backend, run_driver
 
 sys.path.insert(0, str(ROOT))
 from generator import plan, space  # noqa: E402
@@ -60,3 +61,21 @@ def test_lane_boundaries(v):
     cases = boundary_cases(v)
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
     assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_rule_keeps_addsub(backend):
+    """Without a tuned table add and sub stay with the one-block kernel (runtime/dispatch.c, lanes_upto_bits 0) at
+    every size the lanes serve and every batch size: the lanes family is the tuned table's to choose."""
+    require_backend(backend)
+    sizes = sorted({v["bits"] for v in VARIANTS if v["backend"] == backend})
+    lanes_names = {v["name"] for v in VARIANTS}
+    questions = [(op, bits, count) for op in ("add", "sub") for size in sizes for bits in (size, size - 32)
+                 for count in (1, 64, 4096, 1 << 20)]
+    p = subprocess.run([str(ROOT / "build" / "tuning" / "measure"), "--backend", backend, "--tuning", "none"],
+                       capture_output=True, text=True, timeout=300, env=driver_env(),
+                       input="".join(f"select {op} {bits} {count}\n" for op, bits, count in questions))
+    answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
+    assert len(answers) == len(questions), p.stdout + p.stderr
+    for (op, bits, count), ans in zip(questions, answers):
+        assert ans[4] not in lanes_names, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"
