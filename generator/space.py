@@ -311,6 +311,28 @@ LANES_K = OpFamily(
 )
 
 
+# Add/sub in registers (templates/kernel_addsub_lanes.j2): the lanes family's shape (L lanes of one warp x Q words,
+# the instance exactly), each lane's words loaded straight into registers, a carry chain per lane and one ballot
+# across the instance's lanes (lib_lanes_sum.j2): no staging and no block-wide scan, L threads per instance. For
+# small batches and the tuner to weigh against ADDSUB (the default rule keeps ADDSUB, at the copy rate for full
+# batches). Up to 32 lanes x 32 words: 32768 bits.
+ADDSUB_LANES = OpFamily(
+    ops=("add", "sub"),
+    template="kernel_addsub_lanes.j2",
+    limbs=("u32",),
+    qs=(4, 8, 16, 32),
+    ipbs=LANES.ipbs,
+    lanes=LANES.lanes,
+    shared_words=lambda v: 0,   # OpenCL's ballots use shared_bytes' scratch (a word per thread); CUDA none
+    render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes)},
+    multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
+    # its own fallback: at a size where ADDSUB's variants are all pruned (below 256 bits: fewer than 8 words a
+    # thread), the lanes variants must not replace them, nor ADDSUB's remove these
+    own_fallback=True,
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")),
+)
+
+
 # Fused expressions (docs/expressions.md, generator/expr.py, expr_plan.py, templates/kernel_expr.j2): one operation
 # expr_NAME per expression file, one block per instance (or several), the live values in shared-memory slots, the
 # products classical (lib_mul.j2) and the sums the add scan (lib_addsub.j2).
@@ -555,7 +577,7 @@ EXPR_GRID = OpFamily(
 
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES)
 OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
 
 

@@ -128,9 +128,13 @@ typedef struct default_rule {
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
-     * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us) */
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0, 0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 0, 0, 0},
+     * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us).
+     * The register-resident add/sub (ADDSUB_LANES, _wL) is not preferred (lanes_upto_bits 0): the one-block kernel
+     * runs full batches at the copy rate, and the lanes family's gain for small batches is not measured yet; the
+     * tuned table picks it per size and batch range where it wins. Q = 16 on any number of lanes ranks its variants
+     * should it ever be the only kind serving a size. */
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 16, 1, 0},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 16, 1, 0},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at

@@ -77,10 +77,11 @@ fi
 
 if has lanes; then
   echo "== register-resident (lanes) variants: CUDA tests, sanitizer, SASS mix, timed against the other families"
-  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_w or _x or _o)" tests/test_variants.py 2>&1 \
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (_w or _x or _o)" tests/test_variants.py \
+    tests/test_addsub_lanes.py 2>&1 \
     | tee "$OUT/pytest_lanes.log" | tail -3
   for v in ${LANES_SAN:-mul_2048_u32_q16_i32_w4_cuda mullo_512_u32_q16_i128_w1_cuda mullo_4096_u32_q16_i32_x8_cuda \
-      mul_4096_u32_q16_i16_w8_k1_cuda mullo_8192_u32_q8_i4_w32_k1_cuda}; do
+      mul_4096_u32_q16_i16_w8_k1_cuda mullo_8192_u32_q8_i4_w32_k1_cuda sub_4096_u32_q16_i16_w8_cuda}; do
     op=${v%%_*}; bits=$(echo "$v" | cut -d_ -f2)
     printf '%s %s 300 mixed 1 host none\n%s %s 77 max 2 device none\n%s %s 9 mixed 3 host none\n' \
       $op $bits $op $bits $op $((bits / 2 + 32)) > /tmp/cases
@@ -103,7 +104,7 @@ if has lanes; then
     --csv "$OUT/lanes_compare.csv" > "$OUT/lanes_compare.log" 2>&1
   sed -n '/^best/,$p' "$OUT/lanes_compare.log"
   for count in ${LANES_COUNTS:-}; do   # small batches
-    timeout 200 python3 tuning/compare.py --ops mul,mullo --sizes 2048,4096 --count "$count" \
+    timeout 200 python3 tuning/compare.py --ops "${LANES_OPS:-mul,mullo}" --sizes 2048,4096 --count "$count" \
       --csv "$OUT/lanes_count$count.csv" > "$OUT/lanes_count$count.log" 2>&1
     echo "-- $count instances"; sed -n '/^best/,$p' "$OUT/lanes_count$count.log"
   done
