@@ -173,11 +173,11 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
  * still takes the shared-memory family (lanes_upto_bits 4096: six's register family there is not measured), 2.9x
  * slower than _oL for poly: the tuned table covers it. Above 8192 bits products run as transforms (EXPR_NTT, the only
  * family with products there; generated with Q = 16 and 256-thread blocks, the fastest on the H200 at every size).
- * Additions-only expressions over several blocks (EXPR_GRID, _gB) from 2^19 bits at every count, as add: there the
- * one-block kernel holds one instance in a 1024-thread block, the shape that ran add at 3.29 TB/s against its grid's
- * 4.25 (not measured for six yet; at 262144 bits the one-block six ran 3.68-3.79 TB/s and stays the rule's choice
- * until the grid is measured there); among them 16 words per thread (the only ones generated) and 256 threads. */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 524288, UINT64_MAX, 16, 256,
+ * Additions-only expressions over several blocks (EXPR_GRID, _gB) from 2^18 bits at every count: six, H200, 2^27
+ * words, counting 3 x operand bytes, ran 4.21 / 4.17 / 4.18 TB/s at 262144 / 524288 / 1048576 bits on 256-thread tiles
+ * (4.15-4.17 on 512) against the one-block kernel's 3.80 / 3.30 / 2.14, and 4.20 against 4.29 at 131072; among them 16
+ * words per thread (the only ones generated) and 256 threads. */
+static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 262144, UINT64_MAX, 16, 256,
                                        4096, 16, 16, 2, 2, 0};
 
 static const default_rule *rule_of(midint_op op)
