@@ -124,17 +124,21 @@ typedef struct default_rule {
     /* Karatsuba levels preferred among the lanes variants (_kK); 0: the plain pipeline. 0 for every operation
      * until the _k1 variants are measured (the tuned table picks them where they win). */
     uint32_t lanes_karatsuba;
+    /* And only for batches of fewer than this many instances (0: no bound): where the register-resident kernels win
+     * by leaving out the block kernel's staging and scan rather than by their arithmetic (add and sub). */
+    uint64_t lanes_below_count;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
      * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us).
-     * The register-resident add/sub (ADDSUB_LANES, _wL) is not preferred (lanes_upto_bits 0): the one-block kernel
-     * runs full batches at the copy rate, and the lanes family's gain for small batches is not measured yet; the
-     * tuned table picks it per size and batch range where it wins. Q = 16 on any number of lanes ranks its variants
-     * should it ever be the only kind serving a size. */
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 16, 1, 0},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 0, 0, 16, 1, 0},
+     * The register-resident add/sub (ADDSUB_LANES, _wL) for batches below 2048 instances up to 16384 bits: there the
+     * tuner (H200, batches of 4 and 512) took it at every size, 1.04-1.31x the one-block kernel (1.1-1.3x at 512-8192
+     * bits), mostly 4 or 8 words per lane; at 16384 instances it still won up to 4096 bits (1.18-1.44x) but not at
+     * 8192 or 16384, and full batches run at the copy rate either way (within 1-3%), so the one-block kernel keeps
+     * them. Among lanes variants 4 words per lane (the most lanes), any number of lanes. */
+    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 16384, 0, 4, 1, 0, 0, 2048},
+    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 16384, 0, 4, 1, 0, 0, 2048},
     /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
      * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
      * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
@@ -284,7 +288,8 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     const default_rule *rule = rule_of(op);
     int want_ntt = rule->ntt_above_bits && 32u * (uint64_t)n > rule->ntt_above_bits;
     int want_grid = 32u * (uint64_t)n >= rule->grid_from_bits && count < rule->grid_below_count;
-    int want_lanes = 32u * (uint64_t)n <= rule->lanes_upto_bits && count >= rule->lanes_from_count;
+    int want_lanes = 32u * (uint64_t)n <= rule->lanes_upto_bits && count >= rule->lanes_from_count &&
+                     (!rule->lanes_below_count || count < rule->lanes_below_count);
     /* every kind once, in order of preference: the wanted ones first, so whatever serves the size is found */
     variant_kind order[KIND_LANES + 1];
     int k = 0;

@@ -64,9 +64,9 @@ def test_lane_boundaries(v):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_default_rule_keeps_addsub(backend):
-    """Without a tuned table add and sub stay with the one-block kernel (runtime/dispatch.c, lanes_upto_bits 0) at
-    every size the lanes serve and every batch size: the lanes family is the tuned table's to choose."""
+def test_default_rule_takes_lanes_for_small_batches(backend):
+    """Without a tuned table add and sub take the lanes family for batches below 2048 instances up to 16384 bits, and
+    the one-block kernel otherwise (runtime/dispatch.c, lanes_upto_bits, lanes_below_count)."""
     require_backend(backend)
     sizes = sorted({v["bits"] for v in VARIANTS if v["backend"] == backend})
     lanes_names = {v["name"] for v in VARIANTS}
@@ -78,4 +78,5 @@ def test_default_rule_keeps_addsub(backend):
     answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
     assert len(answers) == len(questions), p.stdout + p.stderr
     for (op, bits, count), ans in zip(questions, answers):
-        assert ans[4] not in lanes_names, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"
+        want = count < 2048 and bits <= 16384
+        assert (ans[4] in lanes_names) == want, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"
