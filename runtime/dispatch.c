@@ -133,8 +133,8 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
     /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
      * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us).
      * The register-resident add/sub (ADDSUB_LANES, _wL) for batches below 2048 instances up to 16384 bits: there the
-     * tuner (H200, batches of 4 and 512) took it at every size, 1.04-1.31x the one-block kernel (1.1-1.3x at 512-8192
-     * bits), mostly 4 or 8 words per lane; at 16384 instances it still won up to 4096 bits (1.18-1.44x) but not at
+     * tuner (H200, batches of 4 and 512) took it at every size, 1.06-1.31x the one-block kernel (4 to 16 words per lane;
+     * 32768 bits: 1.04-1.07x); at 16384 instances it still won up to 4096 bits (1.18-1.44x) but not at
      * 8192 or 16384, and full batches run at the copy rate either way (within 1-3%), so the one-block kernel keeps
      * them. Among lanes variants 4 words per lane (the most lanes), any number of lanes. */
     [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 16384, 0, 4, 1, 0, 0, 2048},
