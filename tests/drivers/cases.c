@@ -175,6 +175,8 @@ int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, 
             which = p;
     if (!mixed && which == NPATTERNS)
         return 0;
+    if (n == 0) /* sizes below one word (the library refuses them): nothing to fill, and the patterns divide by n */
+        return 1;
     for (size_t i = 0; i < count; i++) {
         /* mixed: neighbours differ, so a carry leaking from one instance into the next shows */
         size_t p = mixed ? (i * 7 + seed) % NPATTERNS : which;
