@@ -18,10 +18,10 @@ OPS = {
                 chains=("ones_plus_one", "zero_minus_one", "runs", "complement"), aliases=("ra", "rb", "rab")),
     "mul": dict(patterns=("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs", "sparse",
                           "edges"),
-                chains=("max", "mersenne", "runs"), aliases=()),
+                chains=("max", "mersenne", "runs"), aliases=("ab",)),
 }
 OPS["sub"] = OPS["add"]
-OPS["mullo"] = dict(OPS["mul"], aliases=("ra", "rb", "rab"))
+OPS["mullo"] = dict(OPS["mul"], aliases=("ra", "rb", "rab", "ab"))
 
 
 def launch_shape(v, bits):
@@ -77,7 +77,7 @@ def cases_for(v):
         _ti, ipb = launch_shape(v, bits)
         add(bits, ipb + 1, "mixed", api="device")
         for alias in spec["aliases"]:
-            add(bits, ipb + 1, "mixed", api="device" if alias == "rab" else "host", alias=alias)
+            add(bits, ipb + 1, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
     return cases
 
 
@@ -120,7 +120,7 @@ def grid_cases(v, full_matrix):
         add(top, 3, p)
     add(odd, 2, "mixed", api="device")
     for alias in spec["aliases"]:
-        add(odd, 2, "mixed", api="device" if alias == "rab" else "host", alias=alias)
+        add(odd, 2, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
     # Carries between tiles found by looking back past a block of the fix-up kernel (one thread per tile, `grid`
     # tiles per block): instances of three tiles, so blocks start inside instances, whose results pass a carry
     # through whole tiles (all ones + 1; for products, (2^n - 1)^2 has a long run of ones); and, where the CPU

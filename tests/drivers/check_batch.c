@@ -4,7 +4,7 @@
  *                    [--pinned] [--expect-completed K] [--probe]
  * Cases come on stdin, one per line: "op bits count pattern seed api alias"
  *   op: add|sub|mul|mullo   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
- *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)
+ *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)|ab (a and b one buffer: a square)
  * --expect-completed K: every call must fail with MIDINT_ERR_DEVICE saying that K instances were completed (the
  * test hook MIDINT_TEST_FAIL_CHUNK plants the failure); the first K results must be right and, unless r is an
  * input, the others untouched.
@@ -123,11 +123,11 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         snprintf(why, whylen, "unknown pattern '%s'", c->pattern);
         goto done;
     }
-    if (strcmp(c->alias, "rab") == 0)
+    int square = strcmp(c->alias, "rab") == 0 || strcmp(c->alias, "ab") == 0;
+    if (square)
         memcpy(b, a, words * 4);
     for (size_t i = 0; i < c->count; i++)
-        reference((midint_op)op, n, a + i * n, (strcmp(c->alias, "rab") == 0 ? a : b) + i * n, want + i * rn,
-                  want_c + i);
+        reference((midint_op)op, n, a + i * n, (square ? a : b) + i * n, want + i * rn, want_c + i);
 
     /* poison the outputs so that a word the kernel never wrote shows up */
     for (size_t i = 0; i < r_words; i++)
@@ -145,6 +145,8 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     } else if (strcmp(c->alias, "rab") == 0) {
         memcpy(r, a, words * 4);
         pa = pb = r;
+    } else if (strcmp(c->alias, "ab") == 0) {
+        pb = pa;
     } else if (strcmp(c->alias, "none") != 0) {
         snprintf(why, whylen, "unknown alias '%s'", c->alias);
         goto done;
