@@ -4,6 +4,7 @@
  * Prints "device NAME", "registry HASH" and "tuning STATUS", then answers one command per stdin line:
  *   time OP BITS COUNT VARIANT REPS   -> "time OP BITS COUNT VARIANT ok|error MEDIAN_MS pass|FAIL [message]"
  *                                        VARIANT "default" times what dispatch picks (and names it)
+ *   square OP BITS COUNT VARIANT REPS -> as time, with one buffer for both operands (b is a: a square)
  *   copy WORDS REPS                   -> "copy WORDS MEDIAN_MS GBPS" (device-to-device, read + write)
  *   gmp OP BITS COUNT THREADS         -> "gmp OP BITS COUNT THREADS SECONDS" (GMP mpn on host threads)
  *   select OP BITS COUNT              -> "select OP BITS COUNT VARIANT"
@@ -47,6 +48,7 @@ typedef struct launch_arg {
     midint_context *ctx;
     midint_op op;
     batch *b;
+    int square; /* b is a: one buffer for both operands */
 } launch_arg;
 
 static void drop_batch(midint_context *ctx, batch *b)
@@ -100,12 +102,12 @@ static midint_status enqueue_op(void *p)
 {
     launch_arg *l = p;
     batch *b = l->b;
-    return device_call(l->op, l->ctx, b->count, b->bits, b->dr, b->da, b->db, b->dc);
+    return device_call(l->op, l->ctx, b->count, b->bits, b->dr, b->da, l->square ? b->da : b->db, b->dc);
 }
 
 /* Compare 257 instances spread over the batch (or all) with GMP; of large instances fewer, up to 2^23 words of
  * operands (one product of 2^27 bits takes GMP a second), but at least one, the last. */
-static int check(midint_context *ctx, midint_op op, const batch *b)
+static int check(midint_context *ctx, midint_op op, const batch *b, int square)
 {
     unsigned n = b->bits / 32, rn = result_words(op, n);
     size_t budget = ((size_t)1 << 23) / n, samples = b->count < 257 ? b->count : 257;
@@ -118,7 +120,7 @@ static int check(midint_context *ctx, midint_op op, const batch *b)
     for (size_t k = 0; ok && k < samples; k++) {
         size_t i = samples == b->count ? k : k == samples - 1 ? b->count - 1 : (k * 2654435761u) % b->count;
         uint32_t wc;
-        reference(op, n, b->ha + i * n, b->hb + i * n, want, &wc);
+        reference(op, n, b->ha + i * n, (square ? b->ha : b->hb) + i * n, want, &wc);
         ok = memcmp(r + i * rn, want, rn * 4) == 0 && (!op_has_carry(op) || carry[i] == wc);
     }
     free(r);
@@ -274,7 +276,7 @@ static void cmd_expr(midint_context *ctx, batch *b, const char *op_s, unsigned b
 }
 
 static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned bits, size_t count, const char *name,
-                     int reps)
+                     int reps, int square)
 {
     if (strncmp(op_s, "expr_", 5) == 0) {
         cmd_expr(ctx, b, op_s, bits, count, name, reps, 0);
@@ -289,14 +291,15 @@ static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned b
     if (st == MIDINT_OK && !(chosen = midint_selected_variant(ctx, (midint_op)op, bits, count)))
         st = MIDINT_ERR_UNKNOWN_VARIANT;
     double ms = 0;
-    launch_arg l = {ctx, (midint_op)op, b};
+    launch_arg l = {ctx, (midint_op)op, b, square};
     if (st == MIDINT_OK)
         st = midint_time(ctx, NULL, reps, enqueue_op, &l, &ms);
+    const char *cmd = square ? "square" : "time";
     if (st == MIDINT_OK)
-        printf("time %s %u %zu %s ok %.6f %s\n", op_s, bits, count, chosen, ms,
-               check(ctx, (midint_op)op, b) ? "pass" : "FAIL");
+        printf("%s %s %u %zu %s ok %.6f %s\n", cmd, op_s, bits, count, chosen, ms,
+               check(ctx, (midint_op)op, b, square) ? "pass" : "FAIL");
     else
-        printf("time %s %u %zu %s error 0 FAIL %s: %s\n", op_s, bits, count, chosen ? chosen : name,
+        printf("%s %s %u %zu %s error 0 FAIL %s: %s\n", cmd, op_s, bits, count, chosen ? chosen : name,
                midint_status_name(st), op < 0 ? "unknown operation" : midint_last_error(ctx));
     midint_force_variant(ctx, NULL);
 }
@@ -442,7 +445,11 @@ int main(int argc, char **argv)
         if (sscanf(line, "%15s", cmd) != 1 || cmd[0] == '#')
             continue;
         if (!strcmp(cmd, "time") && sscanf(line, "time %31s %u %zu %511s %d", op_s, &bits, &count, name, &reps) == 5)
-            cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps);
+            cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps, 0);
+        else if (!strcmp(cmd, "square") &&
+                 sscanf(line, "square %31s %u %zu %511s %d", op_s, &bits, &count, name, &reps) == 5 &&
+                 strncmp(op_s, "expr_", 5) != 0)
+            cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps, 1);
         else if (!strcmp(cmd, "chain") && sscanf(line, "chain %31s %u %zu %d", op_s, &bits, &count, &reps) == 4)
             cmd_expr(ctx, &b, op_s, bits, count, "default", reps < 1 ? 1 : reps, 1);
         else if (!strcmp(cmd, "copy") && sscanf(line, "copy %zu %d", &count, &reps) == 2)
