@@ -54,8 +54,8 @@ def lifetime_slots(live_in, steps, last, widths) -> tuple:
     """Slots by lifetime: `live_in` the values live from the start, `steps` (values read, value defined) in order,
     `last` the index of each value's last reading step, `widths[v]` its width. A value takes a free slot of its width,
     or a new one; a step's operands read for the last time free their slots before its result takes one (a step reads
-    its operands before its barrier and writes its result after it; dst None: the step defines nothing). Returns (slot of each value, width of each
-    slot)."""
+    its operands before its barrier and writes its result after it; dst None: the step defines nothing). Returns
+    (slot of each value, width of each slot)."""
     slot_widths, free, slot_of = [], {}, {}
 
     def take(w):

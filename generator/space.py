@@ -535,13 +535,13 @@ EXPR_NTT = OpFamily(
     + tuple(c for c in NTT.constraints if c.name in ("ntt_bound", "ntt_two_passes", "ntt_table", "ntt_whole_warps",
                                                      "ntt_sum_words", "ntt_fewest_primes"))
     + (
-        Constraint("expr_ntt_q16", "16 transform elements per thread (H200, poly 16384..131072 bits: Q = 32 ran 19-63% "
-                   "slower at every size, 23.7 / 29.7 / 35.4 / 39.4 against 19.3 / 20.5 / 21.7 / 27.4 ms for 2^27 words)",
-                   lambda v: v.q == 16, "prune"),
+        Constraint("expr_ntt_q16", "16 transform elements per thread (H200, poly 16384..131072 bits: Q = 32 ran "
+                   "19-63% slower at every size, 23.7 / 29.7 / 35.4 / 39.4 against 19.3 / 20.5 / 21.7 / 27.4 ms for "
+                   "2^27 words)", lambda v: v.q == 16, "prune"),
         Constraint("expr_ntt_block", f"blocks of {EXPR_NTT_BLOCK} threads, or one instance where it needs more (H200, "
-                   "poly, 2^27 words: 64 / 128 / 256-thread blocks 28.1 / 22.0 / 19.3 ms at 16384 bits, 128 / 256 24.3 / "
-                   "20.5 ms at 32768)", lambda v: v.block == EXPR_NTT_BLOCK or (v.ipb == 1 and v.block > EXPR_NTT_BLOCK),
-                   "prune"),
+                   "poly, 2^27 words: 64 / 128 / 256-thread blocks 28.1 / 22.0 / 19.3 ms at 16384 bits, 128 / 256 "
+                   "24.3 / 20.5 ms at 32768)",
+                   lambda v: v.block == EXPR_NTT_BLOCK or (v.ipb == 1 and v.block > EXPR_NTT_BLOCK), "prune"),
         # legal, not prune: a pruned family would keep its least-pruned variants (own_fallback) below the bound
         Constraint("expr_ntt_min_bits", f"at least {EXPR_NTT_MIN_BITS} bits (below, the owner family's classical "
                    "products are faster: H200, 8192 bits, mullo _oL 198.8 against the NTT's 100 M/s)",
