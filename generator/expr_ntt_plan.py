@@ -6,13 +6,7 @@ from dataclasses import dataclass
 from . import expr_plan, ntt, ntt_plan
 from .variant import Variant
 
-OPS = {"add", "sub", "const", "mullo"}
-
-
-def supported(p) -> bool:
-    """Programs of one width with +, -, *, constants and at least one product (the NTT serves products; a sums-only
-    program is lib_expr_regs.j2's)."""
-    return p.kinds() <= OPS and all(w == 1 for w in p.widths) and "mullo" in p.kinds()
+supported = expr_plan.low_products   # +, -, * mod 2^bits and constants, one width, at least one product
 
 
 @dataclass(frozen=True)
@@ -28,12 +22,6 @@ class Phase:
     value: int = 0
     operands: tuple = ()
     products: tuple = ()
-
-    def reads(self) -> tuple:
-        return self.operands if self.kind == "round" else self.args
-
-    def defines(self) -> tuple:
-        return tuple(d for d, _x, _y in self.products) if self.kind == "round" else (self.dst,)
 
 
 def phases(p) -> list:
@@ -65,7 +53,7 @@ def slots(p, plan: list) -> tuple:
     entries = []
     for ph in plan:
         if ph.kind == "round":
-            entries += [((), d) for d in ph.defines()] + [(ph.operands, None)]
+            entries += [((), d) for d, _x, _y in ph.products] + [(ph.operands, None)]
         else:
             entries.append((ph.args, ph.dst))
     last = {}

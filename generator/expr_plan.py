@@ -102,6 +102,17 @@ def layout(op: str, block: int, chunk: int, limb_words: int) -> Layout:
     return Layout(tuple(offsets), tuple(steps), tuple(inputs), outputs, ov, off, off + WARP, registers, linear)
 
 
+# ---- programs with low-half products of one width: the owner and NTT families' (EXPR_OWNER, EXPR_NTT) ----
+# Step ops both spell: sums mod 2^bits, the low half of a product, constants; every value one width (a full product's
+# double width is the shared-memory family's, EXPR).
+LOW_PRODUCT_OPS = frozenset({"add", "sub", "mullo", "const"})
+
+
+def low_products(p) -> bool:
+    """Those ops, one width, and at least one product (sums only are faster in registers, lib_expr_regs.j2)."""
+    return p.kinds() <= LOW_PRODUCT_OPS and all(w == 1 for w in p.widths) and "mullo" in p.kinds()
+
+
 # ---- the sums-only kernel: every value in registers (templates/kernel_expr.j2, docs/expressions.md) ----
 # A program whose steps are all additions, subtractions and constants of width 1 keeps its values in registers: a
 # thread holds the same `chunk` words of every value (sums are word-aligned, unlike products), so a step reads its

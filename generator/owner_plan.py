@@ -84,15 +84,9 @@ def owner_plan(lanes: int, q: int) -> OwnerPlan:
 
 
 # ---- fused expressions on the owner schedule (EXPR_OWNER, templates/kernel_expr_owner.j2) ----
-# Step ops the family spells: sums mod 2^bits (a block per owner, carries by the join's codes), the balanced low half,
-# constants; every value one width (a full product's double width is the shared-memory family's, EXPR).
-EXPR_OPS = frozenset({"add", "sub", "mullo", "const"})
-
-
-def expr_supported(p) -> bool:
-    """A program this family takes: its ops, one width, and at least one product (sums only are faster in
-    registers, lib_expr_regs.j2)."""
-    return p.kinds() <= EXPR_OPS and all(w == 1 for w in p.widths) and "mullo" in p.kinds()
+# Sums mod 2^bits (a block per owner, carries by the join's codes), the balanced low half, constants: the programs
+# expr_plan.low_products takes.
+expr_supported = expr_plan.low_products
 
 
 @dataclass(frozen=True)

@@ -482,6 +482,9 @@ def _expr_owner_context(v: Variant) -> dict:
             "rows": lanes_plan.lanes_chains(v.q, False), "trows": lanes_plan.lanes_chains(v.q, True)}
 
 
+LOW_PRODUCTS_RULE = ("the expression's steps are +, -, * (mod 2^bits) and constants, with at least one product (full "
+                     "products make double-width values; sums only run in registers)")   # expr_plan.low_products
+
 EXPR_OWNER = OpFamily(
     ops=(),                         # expr_NAME, as EXPR
     template="kernel_expr_owner.j2",
@@ -495,8 +498,7 @@ EXPR_OWNER = OpFamily(
     multi_instance_blocks=LANES_OWNER.multi_instance_blocks,
     own_fallback=True,
     constraints=(
-        Constraint("expr_owner_ops", "the expression's steps are +, -, * (mod 2^bits) and constants, with at least one "
-                   "product (full products make double-width values; sums only run in registers)",
+        Constraint("expr_owner_ops", LOW_PRODUCTS_RULE,
                    lambda v: owner_plan.expr_supported(_expr_prog(v))),
     ) + LANES_OWNER.constraints,
 )
@@ -526,8 +528,7 @@ EXPR_NTT = OpFamily(
     multi_instance_blocks=(64, 128, 256),
     own_fallback=True,
     constraints=(
-        Constraint("expr_ntt_ops", "the expression's steps are +, -, * (mod 2^bits) and constants, with at least one "
-                   "product (full products make double-width values; sums only run in registers)",
+        Constraint("expr_ntt_ops", LOW_PRODUCTS_RULE,
                    lambda v: expr_ntt_plan.supported(_expr_prog(v))),
         Constraint("expr_ntt_chunks", "two slots of a value fit the spare transform array (a product's coefficient "
                    "words are staged there)", expr_ntt_plan.chunks_fit),
