@@ -45,6 +45,8 @@ class OpFamily:
     lanes: tuple = (None,)           # register-resident families: lanes per instance; (None,) otherwise
     across: tuple = (False,)         # register-resident families: lanes in one warp (False) or across warps (True)
     owners: tuple = (False,)         # (True,): the balanced low half (`_oL`), blocks summed by their owner warps
+    staged: tuple = (False,)         # register-resident families: also a thread per instance staged through shared
+                                     # memory (`_t1`, True)
     karatsubas: tuple = (None,)      # Karatsuba levels over a register-resident base case; (None,) otherwise
     # shared words of the kernel's own layout; None: two staged operands plus extra_shared_words
     shared_words: Callable[[Variant], int] | None = None
@@ -225,24 +227,39 @@ LANES_MAX_BITS = 8192
 
 def lanes_live_words(v: Variant) -> int:
     """Registers a lane keeps live: its Q words of a and b, the sums E and O (2Q + 1 and 2Q - 1 words), the Q
-    words passed on at each step and the carry."""
+    words passed on at each step and the carry. One thread's low half keeps only the sums' words below Q."""
+    if v.lanes == 1 and v.op == "mullo":
+        return 3 * v.q + 1
     return 7 * v.q + 1
 
 
+def lanes_shared_words(v: Variant) -> int:
+    """OpenCL, and lanes across warps, pass b's words and the partial sums through shared (local) memory: Q words
+    per thread for each. A staged thread (`_t1`) adds its warp's two transposition regions: Q + 1 words per thread
+    each (a, then the results; b; the pad word keeps both access patterns free of bank conflicts)."""
+    exchange = 2 * v.block * v.q if v.backend == "opencl" or v.across else 0
+    return exchange + (2 * v.block * (v.q + 1) if v.staged else 0)
+
+
 LANES_MAX_LIVE_WORDS = 128
+LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
+# A staged thread's kernel asks for this many resident 128-thread blocks per SM (the compiler caps registers to fit
+# them): its carry chains are serial, so more warps hide their latency. H200, mullo 1024 bits, 2^27 words: 114
+# registers (4 blocks) 9581 M/s, capped at 96 (5 blocks, 72 bytes spilled) 9993; 512 bits fit 5 blocks uncapped.
+LANES_STAGED_RESIDENT_BLOCKS = 5
 LANES = OpFamily(
     ops=("mul", "mullo"),
     template="kernel_mul_lanes.j2",
     limbs=("u32",),
-    qs=(4, 8, 16),
+    qs=LANES_PIPELINE_QS + (32,),
     ipbs=tuple(1 << i for i in range(8)),
     lanes=tuple(1 << i for i in range(6)),
     across=(False, True),
-    # OpenCL, and lanes across warps, pass b's words and the partial sums through shared (local) memory: Q words
-    # per thread for each
-    shared_words=lambda v: 2 * v.block * v.q if v.backend == "opencl" or v.across else 0,
+    staged=(False, True),
+    shared_words=lanes_shared_words,
     # the one-lane low half computes only the words below Q
-    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1),
+                              "resident": LANES_STAGED_RESIDENT_BLOCKS if v.staged else None},
     multi_instance_blocks=(128, 256, 512, 1024),   # lanes across warps: 32 L threads; lanes_block below
     constraints=(
         Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "
@@ -254,6 +271,11 @@ LANES = OpFamily(
                    lambda v: lanes_live_words(v) <= LANES_MAX_LIVE_WORDS),
         Constraint("lanes_across_shape", "lanes across warps: 32 instances per block, one per lane of each warp",
                    lambda v: not v.across or v.ipb == WARP),
+        Constraint("lanes_staged_shape", "staged through shared memory (t1): one thread per instance, lanes of one warp",
+                   lambda v: not v.staged or (v.lanes == 1 and not v.across)),
+        Constraint("lanes_thread_q32", "32 words in one thread only staged (H200, mullo 1024 bits: unstaged, each "
+                   "thread's 16-byte loads 128 bytes apart, 6392 M/s against w2's 8252)",
+                   lambda v: v.q < 32 or v.staged, "prune"),
         Constraint("lanes_block", f"lanes of one warp: {LANES_BLOCK} threads per block",
                    lambda v: v.across or v.block == LANES_BLOCK, "prune"),
         Constraint("lanes_across_use", "lanes across warps only for the low half (mullo) on at least 4 lanes: there "
@@ -288,7 +310,7 @@ LANES_K = OpFamily(
     ops=("mul", "mullo"),
     template="kernel_mul_lanes_k.j2",
     limbs=("u32",),
-    qs=LANES.qs,
+    qs=LANES_PIPELINE_QS,
     ipbs=LANES.ipbs,
     lanes=LANES.lanes,
     karatsubas=(1,),
@@ -439,7 +461,7 @@ EXPR_LANES = OpFamily(
     ops=(),                         # expr_NAME, as EXPR
     template="kernel_expr_lanes.j2",
     limbs=("u32",),
-    qs=LANES.qs,
+    qs=LANES_PIPELINE_QS,
     ipbs=LANES.ipbs,
     lanes=LANES.lanes,
     # OpenCL passes b's words and the finished words through local memory: Q words per thread for each
@@ -674,7 +696,9 @@ def candidates(op: str, bits: int, backend: str):
                             for lanes in fam.lanes:
                                 for across in fam.across:
                                     for owner in fam.owners:
-                                        for kara in fam.karatsubas:
-                                            yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb,
-                                                          backend=backend, ntt=choice, grid=grid, lanes=lanes,
-                                                          across=across, owner=owner, karatsuba=kara)
+                                        for staged in fam.staged:
+                                            for kara in fam.karatsubas:
+                                                yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb,
+                                                              backend=backend, ntt=choice, grid=grid, lanes=lanes,
+                                                              across=across, owner=owner, staged=staged,
+                                                              karatsuba=kara)

@@ -23,7 +23,9 @@ class Variant:
     `lanes` is None for block-wide kernels, else the lanes an instance's limbs live on, in registers (1: a thread
     per instance): neighbouring lanes of one warp (name field wL), or with `across` one lane in each of L warps
     (xL), which lets whole warps skip the steps that are of no use to them (the low half), or with `owner` L word
-    blocks summed by L/2 warps, each warp the products of two blocks (oL, the balanced low half). `karatsuba` is None for
+    blocks summed by L/2 warps, each warp the products of two blocks (oL, the balanced low half), or with `staged`
+    a thread per instance whose warp's operands and results pass through shared memory, so that global accesses
+    are coalesced (t1). `karatsuba` is None for
     the plain algorithms, else the Karatsuba levels over a register-resident base case (name field kK).
     Further optional fields go in the same way: appended with their own prefix, absent when at their default."""
 
@@ -38,6 +40,7 @@ class Variant:
     lanes: int | None = None
     across: bool = False
     owner: bool = False
+    staged: bool = False
     karatsuba: int | None = None
 
     # ---- derived quantities (resource model shared by constraints, registry and templates) ----
@@ -89,7 +92,8 @@ _NAME_FIELDS = (
     ("ipb", "i", r"[1-9][0-9]*", False),
     ("ntt", "p", r"[0-9]+b[1-9][0-9]*", True),
     ("grid", "g", r"[1-9][0-9]*", True),
-    ("lanes", "(?P<lanes_kind>[wxo])", r"[1-9][0-9]*", True),  # w: lanes of one warp, x: across warps, o: owners
+    # w: lanes of one warp, x: across warps, o: owners, t: a thread per instance, staged through shared memory
+    ("lanes", "(?P<lanes_kind>[wxot])", r"[1-9][0-9]*", True),
     ("karatsuba", "k", r"[1-9]", True),                           # Karatsuba levels over the lanes pipeline
     ("backend", "", "|".join(BACKENDS), False),
 )
@@ -112,7 +116,7 @@ def format_name(v: Variant) -> str:
         if field == "ntt":
             value = f"{value[0]}b{value[1]}"
         if field == "lanes":
-            prefix = "o" if v.owner else "x" if v.across else "w"
+            prefix = "o" if v.owner else "x" if v.across else "t" if v.staged else "w"
         parts.append(f"{prefix}{value}")
     return "_".join(parts)
 
@@ -121,7 +125,7 @@ def parse_name(name: str) -> Variant:
     m = _NAME_RE.match(name)
     if not m:
         raise VariantNameError(
-            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES|_oLANES][_kLEVELS]_backend, "
+            f"'{name}' is not a variant name: expected op_bits_limb_qQ_iIPB[_pSETbDIGIT][_gBLOCK][_wLANES|_xLANES|_oLANES|_t1][_kLEVELS]_backend, "
             "e.g. add_4096_u64_q4_i1_cuda"
         )
     ntt = m.group("ntt")
@@ -143,5 +147,6 @@ def parse_name(name: str) -> Variant:
         lanes=int(lanes) if lanes is not None else None,
         across=m.group("lanes_kind") == "x",
         owner=m.group("lanes_kind") == "o",
+        staged=m.group("lanes_kind") == "t",
         karatsuba=int(karatsuba) if karatsuba is not None else None,
     )

@@ -52,7 +52,8 @@ typedef struct midint_variant {
     uint32_t kernel, nkernels; /* its kernels: midint_kernels[kernel .. kernel + nkernels) */
     uint32_t lanes;          /* register-resident variants: lanes per instance (1: a thread); 0 otherwise */
     uint32_t across;         /* register-resident variants: 0 lanes of one warp (_wL), 1 lanes in different warps (_xL),
-                              * 2 blocks summed by their owner warps, L/2 per instance (_oL, the balanced low half) */
+                              * 2 blocks summed by their owner warps, L/2 per instance (_oL, the balanced low half),
+                              * 3 a thread per instance staged through shared memory (_t1) */
     uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
 } midint_variant;
 

@@ -127,6 +127,27 @@ def test_each_owner_constraint_names_itself(fields, constraint):
     assert c is not None and c.name == constraint, c
 
 
+# A staged thread per instance (_t1): the lanes family on one lane, loads and stores through shared memory
+@pytest.mark.parametrize("v", [v for v in plan([512, 1024, 2048]) if v.staged], ids=lambda v: v.name)
+def test_staged_names_round_trip(v):
+    assert parse_name(v.name) == v and v.name.split("_")[-2] == "t1" and v.lanes == 1 and v.q == v.words
+
+
+def test_staged_thread_serves_mullo_1024_and_32_words_need_it():
+    names = {v.name for v in plan([1024])}
+    assert "mullo_1024_u32_q32_i128_t1_cuda" in names and "mullo_1024_u32_q32_i128_w1_cuda" not in names
+
+
+@pytest.mark.parametrize("fields,constraint", [
+    (dict(op="mullo", bits=1024, q=16, ipb=64, lanes=2, staged=True), "lanes_staged_shape"),
+    (dict(op="mullo", bits=1024, q=32, ipb=128, lanes=1), "lanes_thread_q32"),
+    (dict(op="mul", bits=1024, q=32, ipb=128, lanes=1, staged=True), "lanes_registers"),
+])
+def test_each_staged_constraint_names_itself(fields, constraint):
+    c = failed_constraint(Variant(limb="u32", backend="cuda", **fields))
+    assert c is not None and c.name == constraint, c
+
+
 def test_keep_pruned_is_checked():
     with pytest.raises(PlanError, match="not a prune constraint"):
         plan([8192], keep_pruned=("ntt_bound",))

@@ -99,7 +99,7 @@ def number(ws):
     return sum(w << (32 * i) for i, w in enumerate(ws))
 
 
-SHAPES = [(1, 4), (1, 8), (2, 4), (2, 8), (4, 4), (4, 8), (8, 4)]
+SHAPES = [(1, 4), (1, 8), (1, 32), (2, 4), (2, 8), (4, 4), (4, 8), (8, 4)]   # (1, 32): the staged thread's mullo 1024
 
 
 @pytest.mark.parametrize("lanes,q", SHAPES)
