@@ -127,6 +127,8 @@ typedef struct default_rule {
     /* And only for batches of fewer than this many instances (0: no bound): where the register-resident kernels win
      * by leaving out the block kernel's staging and scan rather than by their arithmetic (add and sub). */
     uint64_t lanes_below_count;
+    /* 1: a staged thread per instance (_t1) before every other lanes kind, where a size has one */
+    uint32_t lanes_staged;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
@@ -156,9 +158,13 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * mullo's balanced low half (_oL: blocks summed by their owner warps, 32 instances a group) ran 19487 / 8548 /
      * 2484 / 758 / 207 at 512..8192 bits against the best other lanes mullo 21370 / 8197 / 2265 / 528 / 118 (H200,
      * 2^27 words), Q = 16 and one group per block best from 1024 bits: the rule prefers it (lanes_across 2) at every
-     * size, 9% slow at 512 bits. */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2},
+     * size, 9% slow at 512 bits.
+     * A staged thread per instance (_t1, operands and results through a transposition in shared memory; 512 bits
+     * for both, 1024 for mullo) ran ahead of every other family where it exists (H200, 2^27 words, M instances/s):
+     * mul 512 14518 against _w2's 11243, mullo 512 22440 against 21657, mullo 1024 9993 against _w2's 8278 and _o2's
+     * 8187: the rule prefers it (lanes_staged 1). */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0, 0, 0, 1},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2, 0, 0, 1},
 };
 
 /* Fused expressions (op codes from MIDINT_OP_EXPR0): the shared-memory family keeps one region size and limb per
@@ -182,7 +188,7 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
  * (4.15-4.17 on 512) against the one-block kernel's 3.80 / 3.30 / 2.14, and 4.20 against 4.29 at 131072; among them 16
  * words per thread (the only ones generated) and 256 threads. */
 static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 262144, UINT64_MAX, 16, 256,
-                                       4096, 16, 16, 2, 2, 0};
+                                       4096, 16, 16, 2, 2, 0, 0, 0};
 
 static const default_rule *rule_of(midint_op op)
 {
@@ -196,6 +202,8 @@ static double default_cost(const default_rule *rule, const midint_variant *v, ui
                                                           MIDINT_PLAN_EXPR_GRID ? MIDINT_ROLE_EXPR : MIDINT_ROLE_TILE, 0);
         return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
     }
+    if (v->lanes && v->across == 3 && rule->lanes_staged)
+        return -1.0; /* ahead of every other lanes variant */
     if (v->lanes)
         return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min) +
                rule->w_block * (v->across != rule->lanes_across) +
