@@ -170,25 +170,31 @@ static int plan_slots(const program *g, steps_plan *p)
     return 1;
 }
 
-/* Grow cached buffer k to `bytes`: the old one is freed once the work that used it is done (the temporaries are
- * ordered like the workspace, under its fence). */
-static midint_status grow_tmp(midint_context *ctx, unsigned k, size_t bytes)
+/* Grow the cached buffers k < n to need[k] bytes: those too small are freed, after one wait for the work that used
+ * them (the temporaries are ordered like the workspace, under its fence), and allocated anew. */
+static midint_status grow_tmps(midint_context *ctx, const size_t *need, unsigned n)
 {
-    midint_staging_buf *s = &ctx->steps_tmp[k];
-    midint_status st;
-    if (bytes <= s->bytes)
-        return MIDINT_OK;
-    if (s->buf) {
-        if ((st = ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS)) != MIDINT_OK)
-            return st;
-        ctx->ops->free(ctx, s->buf);
-        s->buf = NULL;
+    midint_status st = MIDINT_OK;
+    int stale = 0;
+    for (unsigned k = 0; k < n; k++)
+        stale |= ctx->steps_tmp[k].buf && need[k] > ctx->steps_tmp[k].bytes;
+    if (stale && (st = ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS)) != MIDINT_OK)
+        return st;
+    for (unsigned k = 0; k < n && st == MIDINT_OK; k++) {
+        midint_staging_buf *s = &ctx->steps_tmp[k];
+        if (need[k] <= s->bytes)
+            continue;
+        if (s->buf)
+            ctx->ops->free(ctx, s->buf);
         s->bytes = 0;
+        if ((st = ctx->ops->alloc(ctx, need[k], &s->buf)) != MIDINT_OK) {
+            s->buf = NULL;
+            return midint_fail(ctx, st, "allocating %zu bytes for an expression's intermediate values: %s", need[k],
+                               ctx->msg);
+        }
+        s->bytes = need[k];
     }
-    if ((st = ctx->ops->alloc(ctx, bytes, &s->buf)) != MIDINT_OK)
-        return midint_fail(ctx, st, "allocating %zu bytes for an expression's intermediate values: %s", bytes, ctx->msg);
-    s->bytes = bytes;
-    return MIDINT_OK;
+    return st;
 }
 
 void midint_expr_steps_free(midint_context *ctx)
@@ -311,14 +317,14 @@ static midint_status prepare(midint_context *ctx, const program *g, const steps_
                              steps_run *r)
 {
     unsigned aside = count_aside(g, io, r);
-    midint_status st = MIDINT_OK;
     if (p->nslots + aside > MIDINT_STEPS_SLOTS)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "the expression holds more than %d values at once "
                            "(MIDINT_STEPS_SLOTS)", MIDINT_STEPS_SLOTS);
-    for (unsigned k = 0; k < p->nslots + aside && st == MIDINT_OK; k++)
-        st = grow_tmp(ctx, k, value_bytes(r, k < p->nslots ? p->slot_width[k] : 1));
-    if (st == MIDINT_OK && p->column)
-        st = grow_tmp(ctx, MIDINT_STEPS_SLOTS, r->count * 4);
+    size_t need[MIDINT_STEPS_SLOTS + 1] = {0};
+    for (unsigned k = 0; k < p->nslots + aside; k++)
+        need[k] = value_bytes(r, k < p->nslots ? p->slot_width[k] : 1);
+    need[MIDINT_STEPS_SLOTS] = p->column ? r->count * 4 : 0;
+    midint_status st = grow_tmps(ctx, need, MIDINT_STEPS_SLOTS + 1);
     for (unsigned i = 0; i < g->nsteps; i++)
         r->val[g->ninputs + i] = ctx->steps_tmp[p->slot[g->ninputs + i]].buf;
     return st;
