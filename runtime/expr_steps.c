@@ -222,7 +222,7 @@ typedef struct steps_run {
     void *stream;
 } steps_run;
 
-/* Bytes of a value of `width` for the whole batch, and of one instance. */
+/* Bytes of a value of `width` for the whole batch. */
 static size_t value_bytes(const steps_run *r, unsigned width)
 {
     return r->count * (r->bits / 32) * 4u * width;
@@ -234,11 +234,12 @@ static midint_status copy_value(midint_context *ctx, const steps_run *r, void *d
     return ctx->ops->copy(ctx, dst, src, value_bytes(r, width), r->stream);
 }
 
-/* ext and const have no operation of their own; a kernel for them would be one more kernel per backend and size for
- * a pass over memory that the copy engines do as well: ext is a fill of zeros and a copy of the value's rows into the
- * lower half of each instance (the backends have no strided fill, so the zeros cover the whole value); a constant is
- * a fill of zeros and, when it is not 0, a copy of a column of `count` words holding it into word 0 of each
- * instance. */
+/* ext and const have no operation of their own; a kernel for them would be one more generated kernel per backend and
+ * size for a pass over memory that the backends' fills and copies make without one: ext is a fill of zeros and a
+ * copy of the value's rows into the lower half of each instance (OpenCL has no strided fill, so the zeros cover the
+ * whole value: the lower halves are written twice); a constant is a fill of zeros and, when it is not 0,
+ * a copy of a column of `count` words holding it into word 0 of each instance (a copy has no stride of 0 to
+ * broadcast one word). */
 static midint_status run_ext(midint_context *ctx, const steps_run *r, const step *t, unsigned from_width, void *dst)
 {
     size_t row = value_bytes(r, from_width) / r->count;
