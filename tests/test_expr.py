@@ -259,10 +259,11 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
                       "sums 800 70 mixed 32 host none", "sums 1536 3 ones_plus_one 33 host none"]
         proc = run(["--backend", "opencl", "--variant", name], cases, tree=tree)
         assert_all_ok(proc, cases)
-    # step by step (runtime/expr_steps.c): mix (full products, zero-extension, constants, four outputs) and adds (an
-    # output that is an input) forced by the hook at their fused sizes; and without it at 16384 bits, where mix has
-    # no fused kernel (the NTT family takes no full products) but add (at twice the size), sub, mul and mullo run
-    cases = step_cases("mix", [512, 2048]) + step_cases("adds", [512, 2048])
+    # step by step (runtime/expr_steps.c): mix (full products, zero-extension, constants, four outputs), adds (an
+    # output that is an input) and sums (output a: in place, output r overwrites a's buffer, so a is copied aside
+    # first) forced by the hook at their fused sizes; and without it at 16384 bits, where mix has no fused kernel
+    # (the NTT family takes no full products) but add (at twice the size), sub, mul and mullo run
+    cases = [c for name in ("mix", "adds", "sums") for c in step_cases(name, [512, 2048])]
     assert_all_ok(run(["--backend", "opencl"], cases, env=STEPS, tree=tree), cases)
     cases = ["mix 16384 2 mixed 80 host none", "mix 16352 3 edges 81 device inplace"]
     assert_all_ok(run(["--backend", "opencl"], cases, tree=tree), cases)
