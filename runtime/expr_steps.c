@@ -1,6 +1,5 @@
 /* expr_steps.c — an expression evaluated step by step as separate library calls, where no fused kernel serves a size. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -30,6 +29,8 @@ static int is_binary(const char *op)
 /* Read one step at *p ("op width args"); 0 when it is malformed or names a value not yet defined. */
 static int parse_step(program *g, const char **p)
 {
+    if (g->nsteps == STEPS_MAX)
+        return 0;
     step *t = &g->s[g->nsteps];
     unsigned nv = g->ninputs + g->nsteps;
     int used = 0;
@@ -41,7 +42,7 @@ static int parse_step(program *g, const char **p)
              : !strcmp(t->op, "ext") ? sscanf(*p, "%u %u%n", &t->width, &t->x, &used) == 2 && t->x < nv
              : is_binary(t->op) && sscanf(*p, "%u %u %u%n", &t->width, &t->x, &t->y, &used) == 3 && t->x < nv &&
                    t->y < nv;
-    if (!ok || t->width < 1 || t->width > 2 || g->nsteps == STEPS_MAX)
+    if (!ok || t->width < 1 || t->width > 2)
         return 0;
     *p += used;
     g->width[nv] = t->width;
@@ -85,7 +86,7 @@ unsigned midint_expr_steps_max_bits(const midint_context *ctx, const midint_expr
     program g;
     if (!ctx || !d || !parse_program(d, &g))
         return 0;
-    /* a sum runs at its width (2 bits for double-width values), a product on operands of `bits` bits */
+    /* a sum runs at its width (2 · bits for double-width values), a product on operands of `bits` bits */
     unsigned max = midint_max_bits(ctx, MIDINT_OP_ADD); /* a program of copies alone: as far as the sums */
     for (unsigned i = 0; i < g.nsteps; i++) {
         int op = op_of_step(&g.s[i]);
