@@ -173,9 +173,39 @@ static int cu_aligned16(const void *buf)
     return ((uintptr_t)buf & 15u) == 0;
 }
 
+/* The direction from the addresses: an expression's output copied step by step (expr_steps.c) may be the mapped
+ * alias of page-locked memory (host_path.c's small calls). */
 static midint_status cu_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
 {
-    return copy_async(ctx, dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
+    return copy_async(ctx, dst, src, bytes, cudaMemcpyDefault, stream);
+}
+
+/* cudaMemsetAsync sets bytes: a word whose four bytes differ is set a byte at a time, each a 2D memset of one byte
+ * in every word (pitch 4); the fills of zeros, the common case, are one memset. */
+static midint_status cu_fill(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream)
+{
+    midint_status st = use_device(ctx);
+    cudaStream_t s = stream ? (cudaStream_t)stream : STATE(ctx)->stream;
+    cudaError_t err = cudaSuccess;
+    if (st != MIDINT_OK)
+        return st;
+    if (value == (value & 0xffu) * 0x01010101u)
+        err = cudaMemsetAsync(buf, (int)(value & 0xffu), bytes, s);
+    for (unsigned k = 0; k < 4 && value != (value & 0xffu) * 0x01010101u && err == cudaSuccess; k++)
+        err = cudaMemset2DAsync((char *)buf + k, 4, (int)(value >> (8 * k) & 0xffu), 1, bytes / 4, s);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemsetAsync");
+}
+
+/* The direction from the addresses, as cu_copy's. */
+static midint_status cu_copy_rect(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                                  size_t row_bytes, size_t rows, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault,
+                                        stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpy2DAsync");
 }
 
 static midint_status cu_timer_begin(midint_context *ctx, void *stream)
@@ -311,5 +341,5 @@ const midint_backend_ops midint_backend_cuda = {
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
     cu_timer_end, cu_host_alloc, cu_host_free, cu_host_locked,
     cu_pipe_stream, cu_sub_buffer, cu_sub_release, cu_upload_async, cu_download_async, cu_fence_mark,
-    cu_fence_wait, cu_fence_sync, cu_host_alias,
+    cu_fence_wait, cu_fence_sync, cu_host_alias, cu_fill, cu_copy_rect,
 };

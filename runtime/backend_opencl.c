@@ -20,7 +20,8 @@
     X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
     X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)          \
-    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)                       \
+    X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect)
 
 static struct {
 #define X(f) __typeof__(&f) f;
@@ -347,6 +348,36 @@ static midint_status ocl_copy(midint_context *ctx, void *dst, const void *src, s
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBuffer");
 }
 
+static midint_status ocl_fill(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream)
+{
+    cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
+    cl_int err = cl.clEnqueueFillBuffer(q, (cl_mem)buf, &value, sizeof value, 0, bytes, 0, NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueFillBuffer");
+}
+
+/* The buffer a sub-buffer (the host path's operands) lies in, and its offset there; a buffer is its own. */
+static cl_mem parent_of(cl_mem m, size_t *offset)
+{
+    cl_mem parent = NULL;
+    *offset = 0;
+    if (cl.clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent)
+        return m;
+    cl.clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *offset, offset, NULL);
+    return parent;
+}
+
+/* On the parent buffers at the sub-buffers' offsets: PoCL 2.10 crashed in a rectangular copy on a sub-buffer. */
+static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                                   size_t row_bytes, size_t rows, void *stream)
+{
+    cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
+    size_t src_origin[3] = {0, 0, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
+    cl_mem s = parent_of((cl_mem)src, &src_origin[0]), d = parent_of((cl_mem)dst, &dst_origin[0]);
+    cl_int err = cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch, 0, 0,
+                                            NULL, NULL);
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBufferRect");
+}
+
 /* OpenCL 1.2 event profiling needs a profiling queue; the wall clock around a finished queue is enough for
  * the CPU device this backend mostly serves. */
 static midint_status ocl_timer_begin(midint_context *ctx, void *stream)
@@ -451,7 +482,8 @@ const midint_backend_ops midint_backend_opencl = {
     ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
     ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
     ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
-    ocl_fence_wait, ocl_fence_sync, NULL /* kernels may not write a mapped buffer (OpenCL 1.2) */,
+    ocl_fence_wait, ocl_fence_sync, NULL /* kernels may not write a mapped buffer (OpenCL 1.2) */, ocl_fill,
+    ocl_copy_rect,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

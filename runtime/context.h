@@ -9,6 +9,7 @@
 #define MIDINT_MSG_LEN 512
 #define MIDINT_MAX_FORCED 64
 #define MIDINT_DISPATCH_MEMO 8
+#define MIDINT_STEPS_SLOTS 24 /* temporaries of an expression step by step: values alive at once, at most */
 
 /* What a backend does; one static instance per backend compiled in (backends.c lists them). */
 typedef struct midint_backend_ops {
@@ -64,6 +65,12 @@ typedef struct midint_backend_ops {
      * alias of page-locked memory), or NULL. host_path.c adds byte offsets to it, so a backend whose buffer handles
      * are not addresses leaves this NULL. Small host calls run on it with no copy to the device. */
     void *(*host_alias)(midint_context *ctx, void *host, void *handle);
+    /* Enqueue a fill of bytes [0, bytes) of a device buffer (bytes a multiple of 4) with the 32-bit word `value`, and
+     * a copy of `rows` rows of `row_bytes` bytes from src (row r at r * src_pitch) to dst (row r at r * dst_pitch).
+     * Expressions step by step (expr_steps.c) make zero-extensions and constants from them, with no kernel. */
+    midint_status (*fill)(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream);
+    midint_status (*copy_rect)(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                               size_t row_bytes, size_t rows, void *stream);
 } midint_backend_ops;
 
 /* The pipelined host path: chunk i runs on slot i mod MIDINT_PIPE_SLOTS (its own stream, device buffers and
@@ -146,6 +153,9 @@ struct midint_context {
     size_t workspace_cap;           /* midint_set_workspace_bytes */
     uint32_t test_ntt_log, test_ntt_rows; /* test hook MIDINT_TEST_NTT_SPLIT: transform length and row length */
     uint32_t test_tile_words;       /* test hook MIDINT_TEST_TILE_WORDS: expression grid tiles of this many words */
+    int test_expr_steps;            /* test hook MIDINT_TEST_EXPR_STEPS: expressions step by step wherever they can */
+    int forced_steps;               /* midint_force_variant(ctx, "steps"): the same, until the forced names are cleared */
+    midint_staging_buf steps_tmp[MIDINT_STEPS_SLOTS + 1]; /* expr_steps.c: values' slots, then the constants' column */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
@@ -214,5 +224,13 @@ midint_status midint_plan_run_expr(midint_context *ctx, const midint_plan *p, vo
 
 /* Release the workspace (after the work that uses it is done). */
 void midint_workspace_free(midint_context *ctx);
+
+/* Expressions as separate calls, one per step of the program (expr_steps.c), where no fused kernel serves a size:
+ * the largest size at which every step's operation is available (0: none), the evaluation on device buffers io
+ * (outputs, then inputs; the call's arguments checked), and the release of its temporaries (at close). */
+unsigned midint_expr_steps_max_bits(const midint_context *ctx, const midint_expr_desc *d);
+midint_status midint_expr_steps_run(midint_context *ctx, const midint_expr_desc *d, unsigned bits, size_t count,
+                                    void *const *io, void *stream);
+void midint_expr_steps_free(midint_context *ctx);
 
 #endif

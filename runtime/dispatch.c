@@ -15,6 +15,10 @@ static midint_status force_one(midint_context *ctx, const char *name, size_t len
         return MIDINT_OK;
     if (len >= sizeof buf)
         return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "forced variant name '%.*s...' is too long", 40, name);
+    if (len == 5 && strncmp(name, "steps", 5) == 0) { /* every expression step by step where it can (expr.c) */
+        ctx->forced_steps = 1;
+        return MIDINT_OK;
+    }
     memcpy(buf, name, len);
     buf[len] = '\0';
     const midint_variant *v = midint_registry_find(buf);
@@ -59,6 +63,10 @@ midint_status midint_dispatch_init(midint_context *ctx)
     if (tw && *tw && (sscanf(tw, "%u", &ctx->test_tile_words) != 1 || ctx->test_tile_words == 0))
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive "
                            "number of words", tw);
+    /* Test hook: expressions run step by step as separate calls (expr_steps.c) at every size where they can, not
+     * only above their fused kernels' sizes, so that CPU tests run the step path at sizes they afford. */
+    const char *steps = getenv("MIDINT_TEST_EXPR_STEPS");
+    ctx->test_expr_steps = steps && *steps && strcmp(steps, "0") != 0;
     /* Test hook N: chunk N (from 1) of every host call fails as a device failure would, mid-pipeline. */
     const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
     ctx->test_fail_chunk = fail && *fail ? strtoull(fail, NULL, 10) : 0;
@@ -79,6 +87,7 @@ midint_status midint_force_variant(midint_context *ctx, const char *name)
         return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_force_variant: ctx is NULL");
     if (!name || !*name) {
         ctx->nforced = 0;
+        ctx->forced_steps = 0;
         midint_dispatch_forget(ctx);
         return MIDINT_OK;
     }

@@ -1,4 +1,5 @@
-/* expr.c — fused expressions: listing them, argument checks, dispatch, and their host (chunked) and device paths. */
+/* expr.c — fused expressions: listing them, argument checks, dispatch (a fused kernel or the steps, expr_steps.c), and
+ * their host (chunked) and device paths. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,16 +29,34 @@ static midint_op op_of(const midint_expr_desc *d)
     return (midint_op)(MIDINT_OP_EXPR0 + (unsigned)(d - midint_exprs));
 }
 
-unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
+/* The largest size a fused kernel of d serves on this context (0: none). */
+static unsigned fused_max_bits(const midint_context *ctx, const midint_expr_desc *d)
 {
-    const midint_expr_desc *d = midint_expr_find(name);
     unsigned max = 0;
-    for (size_t i = 0; ctx && d && i < midint_registry_size; i++) {
+    for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
         if (v->op == op_of(d) && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > max)
             max = v->bits;
     }
     return max;
+}
+
+unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
+{
+    const midint_expr_desc *d = midint_expr_find(name);
+    if (!ctx || !d)
+        return 0;
+    unsigned fused = fused_max_bits(ctx, d), steps = midint_expr_steps_max_bits(ctx, d);
+    return fused > steps ? fused : steps;
+}
+
+/* Whether a call of d at `bits` runs step by step (expr_steps.c): where no fused kernel serves the size, or
+ * everywhere the steps serve it when the test hook MIDINT_TEST_EXPR_STEPS or midint_force_variant(ctx, "steps")
+ * asks for it. */
+static int use_steps(const midint_context *ctx, const midint_expr_desc *d, unsigned bits)
+{
+    return bits <= midint_expr_steps_max_bits(ctx, d) &&
+           (ctx->test_expr_steps || ctx->forced_steps || bits > fused_max_bits(ctx, d));
 }
 
 /* One call, checked: the expression, its op code, the buffers (outputs, then inputs: the kernel's io order). */
@@ -102,9 +121,10 @@ static midint_status check_expr(midint_context *ctx, const char *fn, const char 
                            bits);
     unsigned max = midint_expr_max_bits(ctx, name);
     if (bits > max)
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' "
-                           "generated for the %s backend is %u (make gen SIZES=...)", fn, bits, d->name, ctx->ops->name,
-                           max);
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' on "
+                           "the %s backend is %u (fused kernels up to %u bits, then its steps as separate calls as far "
+                           "as their operations go; make gen SIZES=...)", fn, bits, d->name, ctx->ops->name, max,
+                           fused_max_bits(ctx, d));
     size_t n = bits / 32;
     if (count > SIZE_MAX / 4 / n / 2 || count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, count);
@@ -174,6 +194,10 @@ midint_status midint_expr_device(midint_context *ctx, const char *name, size_t c
     midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 1, &c);
     if (st != MIDINT_OK)
         return st;
+    if (use_steps(ctx, c.d, bits)) {
+        st = midint_expr_steps_run(ctx, c.d, bits, count, c.io, stream);
+        return st == MIDINT_OK ? st : midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    }
     if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &v)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     int vec = bits / 32 % 4 == 0;
@@ -187,7 +211,7 @@ midint_status midint_expr_device(midint_context *ctx, const char *name, size_t c
 /* A chunk of an expression on the pipeline's device buffers (inputs, then outputs) in the kernel's io order
  * (outputs, then inputs). */
 typedef struct expr_run {
-    const midint_variant *v;
+    const midint_variant *v; /* NULL: step by step */
     const expr_call *c;
 } expr_run;
 
@@ -201,6 +225,8 @@ static midint_status run_expr(midint_context *ctx, void *arg, void *const *dev, 
         io[j] = dev[nin + j];
     for (size_t i = 0; i < nin; i++)
         io[nout + i] = dev[i];
+    if (!e->v)
+        return midint_expr_steps_run(ctx, e->c->d, e->c->bits, m, io, stream);
     midint_status st = launch_expr(ctx, e->v, e->c, e->c->bits / 32, m, io, e->c->bits / 32 % 4 == 0, stream);
     return st != MIDINT_OK ? st : midint_spoil_if_planted(ctx, e->v, io[0], stream);
 }
@@ -216,7 +242,7 @@ static midint_status expr_host(midint_context *ctx, const char *name, size_t cou
     midint_status st = check_expr(ctx, fn, name, count, bits, noutputs, outputs, ninputs, inputs, 0, &c);
     if (st != MIDINT_OK)
         return st;
-    if ((st = midint_dispatch(ctx, c.op, bits / 32, count, &e.v)) != MIDINT_OK)
+    if (!use_steps(ctx, c.d, bits) && (st = midint_dispatch(ctx, c.op, bits / 32, count, &e.v)) != MIDINT_OK)
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     midint_pipe_job job = {.count = count, .nin = (unsigned)ninputs, .nout = (unsigned)noutputs, .run = run_expr,
                            .arg = &e};
@@ -257,5 +283,7 @@ const char *midint_expr_selected_variant(midint_context *ctx, const char *name, 
                     "count %zu, bits %u: count must be positive and bits a positive multiple of 32", count, bits);
         return NULL;
     }
+    if (use_steps(ctx, d, bits))
+        return "steps";
     return midint_dispatch(ctx, op_of(d), bits / 32, count, &v) == MIDINT_OK ? v->name : NULL;
 }

@@ -207,7 +207,8 @@ midint_status midint_load_tuning(midint_context *ctx, const char *path);
 const char *midint_tuning_status(const midint_context *ctx);
 
 /* Force `name` for its operation on this context; NULL or "" clears the forced variant of every operation.
- * MIDINT_ERR_UNKNOWN_VARIANT when the name is not in the registry or not of this context's backend. */
+ * MIDINT_ERR_UNKNOWN_VARIANT when the name is not in the registry or not of this context's backend.  The name
+ * "steps" runs every expression step by step, as separate calls, at the sizes their operations serve (EXPRESSIONS). */
 midint_status midint_force_variant(midint_context *ctx, const char *name);
 
 /* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
@@ -244,9 +245,16 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);
  * output_words[j] * bits/32 words per instance: 1 for values mod 2^bits, 2 for full products.  An output of
  * one word per bits/32 may be exactly one of the inputs (in place); any other overlap between an output and an
  * input or another output is refused with MIDINT_ERR_OVERLAP.  Unknown names (MIDINT_ERR_INVALID_ARGUMENT), NULL
- * arrays or buffers, and sizes above those generated for the expression (MIDINT_ERR_BITS_TOO_LARGE) are refused
- * before anything is written.  Dispatch, forced variants (expr_NAME_..._backend names) and tuned tables work as for
- * the other operations. */
+ * arrays or buffers, and sizes above midint_expr_max_bits (MIDINT_ERR_BITS_TOO_LARGE) are refused before anything
+ * is written.  Dispatch, forced variants (expr_NAME_..._backend names) and tuned tables work as for the other
+ * operations.
+ * Step by step.  Above the largest size generated for an expression (and for expressions with no fused family at a
+ * size, e.g. full products beyond 8192 bits) the call runs the expression's program as separate calls, one per
+ * step (add/sub at the value's width, mullo, mul, and buffer fills and copies for zero-extension and constants),
+ * on device temporaries the context keeps (grown as needed, freed by midint_close), the outputs written last: the
+ * same results, one trip through memory per step.  midint_expr_selected_variant then says "steps", and
+ * midint_force_variant(ctx, "steps") (or the test hook MIDINT_TEST_EXPR_STEPS=1) takes this path at every size it
+ * serves. */
 
 /* What an expression computes: its name, its inputs and outputs by name in call order, each output's words per
  * bits/32, and its program (the steps the kernel runs and the tests evaluate; docs/expressions.md). */
@@ -264,7 +272,9 @@ size_t midint_expr_count(void);
 const midint_expr_desc *midint_expr_info(size_t i);
 const midint_expr_desc *midint_expr_find(const char *name);
 
-/* Largest `bits` the expression accepts on this context (0 when it is unknown or none is generated for the backend). */
+/* Largest `bits` the expression accepts on this context: its largest fused size, or above it the largest size at
+ * which every step's operation runs (add/sub at twice the size for double-width values); 0 when it is unknown or
+ * neither serves. */
 unsigned midint_expr_max_bits(const midint_context *ctx, const char *name);
 
 /* Evaluate expression `name` for `count` instances of `bits` bits: outputs[j] receives output j, inputs[i] is input
@@ -283,7 +293,8 @@ midint_status midint_expr_async(midint_context *ctx, const char *name, size_t co
 midint_status midint_expr_device(midint_context *ctx, const char *name, size_t count, unsigned bits, size_t noutputs,
                                  void *const *outputs, size_t ninputs, const void *const *inputs, void *stream);
 
-/* The variant a call of expression `name` would use now, or NULL with the reason in midint_last_error(ctx). */
+/* The variant a call of expression `name` would use now, "steps" when it runs as separate calls (above), or NULL
+ * with the reason in midint_last_error(ctx). */
 const char *midint_expr_selected_variant(midint_context *ctx, const char *name, unsigned bits, size_t count);
 
 #ifdef __cplusplus

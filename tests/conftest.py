@@ -86,7 +86,7 @@ TEST_ENV = {"MIDINT_OPENCL_OPTIONS": os.environ.get("MIDINT_OPENCL_OPTIONS", "-c
 
 
 # Variables that steer dispatch; a test sets the ones it means, the caller's shell never leaks in.
-STEERING = ("MIDINT_VARIANT", "MIDINT_TUNING", "MIDINT_TUNING_DIR", "MIDINT_TEST_CORRUPT")
+STEERING = ("MIDINT_VARIANT", "MIDINT_TUNING", "MIDINT_TUNING_DIR", "MIDINT_TEST_CORRUPT", "MIDINT_TEST_EXPR_STEPS")
 
 
 def driver_env(**extra):

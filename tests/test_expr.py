@@ -21,6 +21,24 @@ def run(args, cases, env=None, tree=ROOT):
                           capture_output=True, text=True, timeout=900, env=driver_env(**(env or {})))
 
 
+def step_cases(name, sizes):
+    """A generated size and one 32 bits below a generated size (the operations' word-by-word paths), counts 1, 3
+    and 257 (1 and 3 beyond 8192 bits, which the CPU pays for), host and device, in place, every pattern, page-locked
+    asynchronous calls."""
+    small = sizes[0]
+    odd = max([b for b in sizes if b <= 4096], default=small) - 32
+    cases = [f"{name} {bits} {count} mixed {count} {api} none" for bits in (small, odd)
+             for count in ((1, 3, 257) if bits <= 8192 else (1, 3)) for api in ("host", "device")]
+    cases += [f"{name} {odd} 3 mixed 5 host inplace", f"{name} {small} 3 runs 6 device inplace",
+              f"{name} {odd} 2 edges 7 async none", f"{name} {small} 3 mixed 8 async inplace"]
+    cases += [f"{name} {small} 3 {p} {10 + i} {('host', 'device')[i % 2]} none" for i, p in enumerate(PATTERNS)]
+    return cases
+
+
+# The test hook that runs expressions step by step (runtime/expr_steps.c) wherever the operations serve the size.
+STEPS = {"MIDINT_TEST_EXPR_STEPS": "1"}
+
+
 def expr_variants(backend):
     return [v for v in read_variants() if v["backend"] == backend and v["op"].startswith("expr_")]
 
@@ -201,7 +219,8 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
     two of twice the width), sums.expr (the sums-only kernel), prods.expr (the owner family's fused and unfused
     sums; at 16384 bits the NTT family's rounds: three operands, four products, sums between) and adds.expr
     (additions alone: the linear kernels, one-block and over several blocks, with several summed outputs, a large
-    coefficient and an output that is an input) generated alone in a copy of the tree,
+    coefficient and an output that is an input) generated alone (with the operations, for the step path) in a copy
+    of the tree,
     checked against GMP on OpenCL, and the API checks that need several outputs."""
     require_backend("opencl")
     tree = tmp_path / "tree"
@@ -213,7 +232,7 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
         shutil.copy2(ROOT / f, tree / f)
     for target in (["gen", "SIZES=512,2048,16384,131072", "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,"
                     "tests/expressions/prods.expr,tests/expressions/adds.expr",
-                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods,expr_adds"],
+                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods,expr_adds,add,sub,mul,mullo"],
                    ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
         p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
@@ -242,4 +261,12 @@ def test_mix_expression_in_a_tree_copy(tmp_path):
                       "sums 800 70 mixed 32 host none", "sums 1536 3 ones_plus_one 33 host none"]
         proc = run(["--backend", "opencl", "--variant", name], cases, tree=tree)
         assert_all_ok(proc, cases)
+    # step by step (runtime/expr_steps.c): mix (full products, zero-extension, constants, four outputs), adds (an
+    # output that is an input) and sums (output a: in place, output r overwrites a's buffer, so a is copied aside
+    # first) forced by the hook at their fused sizes; and without it at 16384 bits, where mix has no fused kernel
+    # (the NTT family takes no full products) but add (at twice the size), sub, mul and mullo run
+    cases = [c for name in ("mix", "adds", "sums") for c in step_cases(name, [512, 2048])]
+    assert_all_ok(run(["--backend", "opencl"], cases, env=STEPS, tree=tree), cases)
+    cases = ["mix 16384 2 mixed 80 host none", "mix 16352 3 edges 81 device inplace"]
+    assert_all_ok(run(["--backend", "opencl"], cases, tree=tree), cases)
     check_errors(tree / "build/tests/expr_errors", "opencl", skipped_ok=set())

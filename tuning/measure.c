@@ -19,7 +19,8 @@
  * OP may be a generated expression, expr_NAME (its inputs: the batch's a and b in turn; its outputs checked against
  * the expression's program in GMP), and for those
  *   chain OP BITS COUNT REPS          -> "chain OP BITS COUNT ok|error MEDIAN_MS pass|FAIL [message]": the same
- *                                        formula through separate midint calls (device buffers, default dispatch)
+ *                                        formula through separate midint calls (device buffers, default dispatch):
+ *                                        the library's step path, forced (docs/expressions.md)
  * Operands are random (fixed seed), kept while consecutive commands use the same size and count.
  * A result is checked on 257 instances spread over the batch (all of them when fewer; of instances beyond 2^15
  * words, as many as make 2^23 words, at least one). */
@@ -41,7 +42,6 @@ typedef struct batch {
     uint32_t *ha, *hb;       /* host operands */
     void *da, *db, *dr, *dc; /* device operands, result (room for the full product) and carry */
     void *dx[8];             /* expressions: outputs beyond the first (room for twice the width) */
-    void *dv[64];            /* chains: one buffer per step of the program */
 } batch;
 
 typedef struct launch_arg {
@@ -61,8 +61,6 @@ static void drop_batch(midint_context *ctx, batch *b)
     midint_buffer_free(ctx, b->dc);
     for (int i = 0; i < 8; i++)
         midint_buffer_free(ctx, b->dx[i]);
-    for (int i = 0; i < 64; i++)
-        midint_buffer_free(ctx, b->dv[i]);
     memset(b, 0, sizeof *b);
 }
 
@@ -162,58 +160,6 @@ static midint_status enqueue_expr(void *p)
                                                     e->d->ninputs, in, NULL);
 }
 
-/* The program as separate calls: step i writes its own buffer dv[i] (the value's width times the operand size), an
- * output's value is copied to its output buffer. ext and const have no library call: refused. */
-static midint_status enqueue_chain(void *p)
-{
-    expr_arg *e = p;
-    batch *b = e->b;
-    const midint_expr_desc *d = e->d;
-    void *val[72], *out[8];
-    unsigned width[72];
-    const void *in[8];
-    midint_status st = expr_buffers(e->ctx, d, b, out, in);
-    size_t nv = 0, n = b->bits / 32;
-    for (unsigned i = 0; i < d->ninputs; i++, nv++)
-        val[nv] = (void *)in[i], width[nv] = 1;
-    unsigned nout = 0;
-    for (const char *s = d->program; st == MIDINT_OK && *s;) {
-        char op[8];
-        unsigned w = 0, x = 0, y = 0;
-        int used = 0;
-        if (sscanf(s, "%7s %u%n", op, &w, &used) != 2)
-            return MIDINT_ERR_INVALID_ARGUMENT;
-        s += used;
-        if (!strcmp(op, "out")) {
-            st = midint_buffer_copy(e->ctx, out[nout++], val[w], b->count * n * 4 * width[w], NULL);
-        } else {
-            if (sscanf(s, " %u %u%n", &x, &y, &used) != 2 || nv - d->ninputs >= 64 || x >= nv || y >= nv)
-                return MIDINT_ERR_INVALID_ARGUMENT; /* ext, const: no separate call */
-            s += used;
-            size_t k = nv - d->ninputs;
-            if (!b->dv[k] && (st = midint_buffer_alloc(e->ctx, b->count * n * 8, &b->dv[k])) != MIDINT_OK)
-                return st;
-            val[nv] = b->dv[k];
-            width[nv] = w;
-            unsigned vb = b->bits * width[x];
-            if (!strcmp(op, "add"))
-                st = midint_add_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL, NULL);
-            else if (!strcmp(op, "sub"))
-                st = midint_sub_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL, NULL);
-            else if (!strcmp(op, "mullo"))
-                st = midint_mullo_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL);
-            else if (!strcmp(op, "mul"))
-                st = midint_mul_device(e->ctx, b->count, vb, val[nv], val[x], val[y], NULL);
-            else
-                return MIDINT_ERR_INVALID_ARGUMENT;
-            nv++;
-        }
-        while (*s == ';' || *s == ' ')
-            s++;
-    }
-    return st;
-}
-
 /* Outputs of an expression against its program in GMP, on 257 instances spread over the batch (as check()). */
 static int check_expr_batch(midint_context *ctx, const midint_expr_desc *d, batch *b)
 {
@@ -249,23 +195,27 @@ static int check_expr_batch(midint_context *ctx, const midint_expr_desc *d, batc
     return ok;
 }
 
-/* time (chain = 0) or chain (chain = 1) of expression op_s = expr_NAME */
+/* time (chain = 0) or chain (chain = 1) of expression op_s = expr_NAME; the chain is the library's step path
+ * (forced variant "steps": one midint call per step, runtime/expr_steps.c) */
 static void cmd_expr(midint_context *ctx, batch *b, const char *op_s, unsigned bits, size_t count, const char *name,
                      int reps, int chain)
 {
     const midint_expr_desc *d = midint_expr_find(op_s + 5);
     midint_status st = d ? prepare(ctx, b, bits, count) : MIDINT_ERR_INVALID_ARGUMENT;
-    const char *chosen = chain ? "separate-calls" : name;
+    const char *chosen = name;
     midint_force_variant(ctx, NULL);
-    if (st == MIDINT_OK && !chain && strcmp(name, "default") != 0)
-        st = midint_force_variant(ctx, name);
-    if (st == MIDINT_OK && !chain && !(chosen = midint_expr_selected_variant(ctx, d->name, bits, count)))
+    if (st == MIDINT_OK && (chain || strcmp(name, "default") != 0))
+        st = midint_force_variant(ctx, chain ? "steps" : name);
+    if (st == MIDINT_OK && !(chosen = midint_expr_selected_variant(ctx, d->name, bits, count)))
         st = MIDINT_ERR_UNKNOWN_VARIANT;
+    if (st == MIDINT_OK && chain && strcmp(chosen, "steps") != 0)
+        st = MIDINT_ERR_BITS_TOO_LARGE; /* the steps' operations stop below this size */
     double ms = 0;
     expr_arg e = {ctx, d, b};
     if (st == MIDINT_OK)
-        st = midint_time(ctx, NULL, reps, chain ? enqueue_chain : enqueue_expr, &e, &ms);
+        st = midint_time(ctx, NULL, reps, enqueue_expr, &e, &ms);
     const char *cmd = chain ? "chain" : "time";
+    chosen = chain ? "separate-calls" : chosen;
     if (st == MIDINT_OK)
         printf("%s %s %u %zu %s ok %.6f %s\n", cmd, op_s, bits, count, chosen, ms,
                check_expr_batch(ctx, d, b) ? "pass" : "FAIL");
