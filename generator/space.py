@@ -243,10 +243,6 @@ def lanes_shared_words(v: Variant) -> int:
 
 LANES_MAX_LIVE_WORDS = 128
 LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
-# A staged thread's kernel asks for this many resident 128-thread blocks per SM (the compiler caps registers to fit
-# them): its carry chains are serial, so more warps hide their latency. H200, mullo 1024 bits, 2^27 words: 114
-# registers (4 blocks) 9581 M/s, capped at 96 (5 blocks, 72 bytes spilled) 9993; 512 bits fit 5 blocks uncapped.
-LANES_STAGED_RESIDENT_BLOCKS = 5
 LANES = OpFamily(
     ops=("mul", "mullo"),
     template="kernel_mul_lanes.j2",
@@ -258,8 +254,7 @@ LANES = OpFamily(
     staged=(False, True),
     shared_words=lanes_shared_words,
     # the one-lane low half computes only the words below Q
-    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1),
-                              "resident": LANES_STAGED_RESIDENT_BLOCKS if v.staged else None},
+    render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
     multi_instance_blocks=(128, 256, 512, 1024),   # lanes across warps: 32 L threads; lanes_block below
     constraints=(
         Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "

@@ -118,3 +118,14 @@ def test_lanes_plan_against_python(lanes, q, full, skip):
         got = number(lane_product(words(a, n), words(b, n), lanes, q, full, skip))
         want = a * b if full else (a * b) & top
         assert got == want, f"lanes {lanes} q {q} {'mul' if full else 'mullo'}: a={a:#x} b={b:#x}"
+
+
+@pytest.mark.parametrize("words", [16, 32])
+def test_staged_thread_divide_exact(words):
+    from generator.space import LANES
+    assert max(LANES.qs) <= 32   # the largest staged thread this covers
+    """lib_thread_io.j2's DIVIDE_EXACT: a staged thread (_t1, up to 32 words) finds the instance of word g of its warp's
+    span (32 instances of n <= words words) as (g m) >> 16, m = ceil(2^16 / n)."""
+    for n in range(1, words + 1):
+        m = -(-65536 // n)
+        assert all((g * m) >> 16 == g // n for g in range(32 * words)), n
