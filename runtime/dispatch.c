@@ -136,8 +136,10 @@ typedef struct default_rule {
     /* And only for batches of fewer than this many instances (0: no bound): where the register-resident kernels win
      * by leaving out the block kernel's staging and scan rather than by their arithmetic (add and sub). */
     uint64_t lanes_below_count;
-    /* 1: a staged thread per instance (_t1) before every other lanes kind, where a size has one */
-    uint32_t lanes_staged;
+    /* A staged thread per instance (_t1) before every other lanes kind, where a size has one, for batches of at least
+     * this many instances (0: never) and run-time sizes of at least 3/4 of its own (below, its words pass through
+     * shared memory one by one) */
+    uint64_t lanes_staged_from;
 } default_rule;
 
 static const default_rule default_rules[MIDINT_OP_COUNT_] = {
@@ -171,9 +173,12 @@ static const default_rule default_rules[MIDINT_OP_COUNT_] = {
      * A staged thread per instance (_t1, operands and results through a transposition in shared memory; 512 bits
      * for both, 1024 for mullo) ran ahead of every other family where it exists (H200, 2^27 words, M instances/s):
      * mul 512 14518 against _w2's 11243, mullo 512 22440 against 21657, mullo 1024 9993 against _w2's 8278 and _o2's
-     * 8187: the rule prefers it (lanes_staged 1). */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0, 0, 0, 1},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2, 0, 0, 1},
+     * 8187 (re-measured: 15575 and 9490 with the re-tuned table): the rule prefers it from 16384 instances
+     * (lanes_staged_from; at 4 and 512 instances it ran 1.08-1.35x slower than the tuner's choice, at 16384 it was the
+     * choice) and from 3/4 of its size (mullo at 992 bits 1.69x _w2's rate, at 544 bits 0.75x: its words staged one by
+     * one). */
+    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0, 0, 0, 16384},
+    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2, 0, 0, 16384},
 };
 
 /* Fused expressions (op codes from MIDINT_OP_EXPR0): the shared-memory family keeps one region size and limb per
@@ -204,14 +209,15 @@ static const default_rule *rule_of(midint_op op)
     return (unsigned)op < MIDINT_OP_COUNT_ ? &default_rules[op] : &expr_rule;
 }
 
-static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n)
+static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n, size_t count)
 {
     if (v->plan != MIDINT_PLAN_ONE_BLOCK) {
         const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : v->plan ==
                                                           MIDINT_PLAN_EXPR_GRID ? MIDINT_ROLE_EXPR : MIDINT_ROLE_TILE, 0);
         return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
     }
-    if (v->lanes && v->across == 3 && rule->lanes_staged)
+    if (v->lanes && v->across == 3 && rule->lanes_staged_from && count >= rule->lanes_staged_from &&
+        4u * 32u * (uint64_t)n >= 3u * v->bits)
         return -1.0; /* ahead of every other lanes variant */
     if (v->lanes)
         return rule->w_chunk * fabs(log2(v->q / rule->lanes_q)) + 2.0 * rule->w_chunk * (v->lanes < rule->lanes_min) +
@@ -237,7 +243,8 @@ static variant_kind kind_of(const midint_variant *v)
 }
 
 /* The default rule's choice among the variants of one kind, or NULL. */
-static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, variant_kind kind)
+static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+                                            variant_kind kind)
 {
     const midint_variant *best = NULL;
     double best_cost = 0;
@@ -245,7 +252,7 @@ static const midint_variant *default_choice(midint_context *ctx, midint_op op, u
         const midint_variant *v = &midint_registry[i];
         if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind)
             continue;
-        double cost = default_cost(rule_of(op), v, n);
+        double cost = default_cost(rule_of(op), v, n, count);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
             best = v;
             best_cost = cost;
@@ -322,7 +329,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         order[k++] = KIND_LANES;
     const midint_variant *best = NULL;
     for (int i = 0; i < k && !best; i++)
-        best = default_choice(ctx, op, n, order[i]);
+        best = default_choice(ctx, op, n, count, order[i]);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
                            ctx->ops->name, midint_op_name(op), 32u * n);
