@@ -55,8 +55,8 @@ unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
  * asks for it. */
 static int use_steps(const midint_context *ctx, const midint_expr_desc *d, unsigned bits)
 {
-    return bits <= midint_expr_steps_max_bits(ctx, d) &&
-           (ctx->test_expr_steps || ctx->forced_steps || bits > fused_max_bits(ctx, d));
+    return (ctx->test_expr_steps || ctx->forced_steps || bits > fused_max_bits(ctx, d)) &&
+           bits <= midint_expr_steps_max_bits(ctx, d);
 }
 
 /* One call, checked: the expression, its op code, the buffers (outputs, then inputs: the kernel's io order). */
@@ -119,12 +119,13 @@ static midint_status check_expr(midint_context *ctx, const char *fn, const char 
     if (bits == 0 || bits % 32)
         return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", fn,
                            bits);
-    unsigned max = midint_expr_max_bits(ctx, name);
-    if (bits > max)
+    /* the steps' maximum (a scan of the registry per step) only where no fused kernel serves: calls are short */
+    unsigned fused = fused_max_bits(ctx, d);
+    if (bits > fused && bits > midint_expr_steps_max_bits(ctx, d))
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' on "
                            "the %s backend is %u (fused kernels up to %u bits, then its steps as separate calls as far "
-                           "as their operations go; make gen SIZES=...)", fn, bits, d->name, ctx->ops->name, max,
-                           fused_max_bits(ctx, d));
+                           "as their operations go; make gen SIZES=...)", fn, bits, d->name, ctx->ops->name,
+                           midint_expr_max_bits(ctx, name), fused);
     size_t n = bits / 32;
     if (count > SIZE_MAX / 4 / n / 2 || count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, count);
