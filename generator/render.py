@@ -149,7 +149,7 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         programs[k.program].append(k)
     program_list = list(programs)
     files["opencl_sources.c"] = env.get_template("opencl_sources.c.j2").render(
-        common=common, programs=[(p, "\n".join(k.source for k in programs[p])) for p in program_list],
+        common=common, probe=env.get_template("kernel_probe_warps.j2").render(), programs=[(p, "\n".join(k.source for k in programs[p])) for p in program_list],
         kernels=[(k, program_list.index(k.program)) for k in opencl])
     for p in program_list:
         files[f"opencl/{p}.cl"] = common + "\n" + "\n".join(k.source for k in programs[p])

@@ -341,5 +341,5 @@ const midint_backend_ops midint_backend_cuda = {
     cu_launch, cu_synchronize, cu_aligned16, NULL /* raw pointers carry no size */, cu_copy, cu_timer_begin,
     cu_timer_end, cu_host_alloc, cu_host_free, cu_host_locked,
     cu_pipe_stream, cu_sub_buffer, cu_sub_release, cu_upload_async, cu_download_async, cu_fence_mark,
-    cu_fence_wait, cu_fence_sync, cu_host_alias, cu_fill, cu_copy_rect,
+    cu_fence_wait, cu_fence_sync, cu_host_alias, cu_fill, cu_copy_rect, NULL /* the block limits are known at open */,
 };

@@ -30,6 +30,9 @@ static struct {
 } cl;
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
 static char cl_load_error[256];
+/* OpenCL 2.1's clGetKernelSubGroupInfo, when the loader has it: checks a kernel's sub-group size (NULL otherwise) */
+typedef cl_int (*sub_group_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t, const void *, size_t, void *, size_t *);
+static sub_group_info_fn cl_sub_group_info;
 
 static void load_icd(void)
 {
@@ -48,7 +51,18 @@ static void load_icd(void)
     }
     CL_FUNCS(X)
 #undef X
+    *(void **)&cl_sub_group_info = dlsym(h, "clGetKernelSubGroupInfo");
 }
+
+/* Constants past OpenCL 1.2's headers: the sub-group queries (2.1, cl_intel_required_subgroup_size) and NVIDIA's. */
+#define MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE 0x2033
+#define MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
+#define MIDINT_CL_DEVICE_WARP_SIZE_NV 0x4003
+
+/* How a build spells the warp primitives (prelude_opencl.j2's MIDINT_SUBGROUPS): through local memory, the
+ * device's sub-group shuffles and ballots, or NVIDIA's warp instructions as inline PTX. */
+typedef enum warp_spelling { WARPS_LOCAL = 0, WARPS_SUBGROUPS = 1, WARPS_PTX = 2 } warp_spelling;
+static const char *const warp_spelling_names[] = {"local", "subgroups", "ptx"};
 
 typedef struct cl_state {
     struct timespec t0; /* midint_time: the wall clock when the timed region began */
@@ -56,6 +70,14 @@ typedef struct cl_state {
     cl_device_id device;
     cl_command_queue queue;
     cl_kernel *kernels;   /* made on first use, indexed by the kernels' impl */
+    int warps_known;      /* the device's warp spelling was chosen (at the first build) */
+    warp_spelling warps;  /* how programs spell the warp primitives, unless their `plain` flag is set */
+    int sub_group_attr;   /* kernels ask for sub-groups of 32 (cl_intel_required_subgroup_size) */
+    int forced_warps;     /* MIDINT_OPENCL_WARPS named the spelling: no fallback to local memory */
+    char warps_error[320]; /* a forced spelling the probe rejected: why (then every build fails with it) */
+    int block_refused;    /* get_kernel failed because the kernel cannot run its work-group size here */
+    char c_std[16];       /* -cl-std= of sub-group builds: the device's OpenCL C version */
+    unsigned char *plain; /* per program: built with local-memory warps (its sub-group build did not fit) */
     cl_program *programs; /* built on first use of one of their kernels */
     cl_command_queue pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
     cl_event fence[MIDINT_FENCES];
@@ -91,6 +113,7 @@ static void ocl_close(midint_context *ctx)
             cl.clReleaseCommandQueue(s->pipe[i]);
     free(s->kernels);
     free(s->programs);
+    free(s->plain);
     if (s->queue)
         cl.clReleaseCommandQueue(s->queue);
     if (s->context)
@@ -135,9 +158,10 @@ static midint_status ocl_open(midint_context *ctx, int device)
     if (s) {
         s->kernels = calloc(midint_opencl_kernel_count + 1, sizeof *s->kernels);
         s->programs = calloc(midint_opencl_program_count + 1, sizeof *s->programs);
+        s->plain = calloc(midint_opencl_program_count + 1, 1);
     }
     ctx->be = s;
-    if (!s || !s->kernels || !s->programs) {
+    if (!s || !s->kernels || !s->programs || !s->plain) {
         ocl_close(ctx);
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "OpenCL: out of host memory");
     }
@@ -220,27 +244,203 @@ static midint_status ocl_download(midint_context *ctx, void *host, const void *b
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
 }
 
-/* Build options: OpenCL C 1.2, plus MIDINT_OPENCL_OPTIONS when set (e.g. "-cl-opt-disable", which the CPU
- * tests use to build hundreds of kernels quickly). */
-static const char *build_options(void)
+/* Build options: OpenCL C 1.2 with local-memory warps, or the device's OpenCL C with its warp spelling; plus
+ * MIDINT_OPENCL_OPTIONS when set (e.g. "-cl-opt-disable", which the CPU tests use to build hundreds of kernels
+ * quickly). */
+static const char *build_options(const cl_state *s, warp_spelling w)
 {
-    static _Thread_local char opts[256];
+    static _Thread_local char opts[512];
     const char *extra = getenv("MIDINT_OPENCL_OPTIONS");
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2%s%s", extra ? " " : "", extra ? extra : "");
+    char warps[128] = "-cl-std=CL1.2";
+    if (w == WARPS_SUBGROUPS)
+        snprintf(warps, sizeof warps, "-cl-std=%s -DMIDINT_SUBGROUPS=1%s", s->c_std,
+                 s->sub_group_attr ? " -DMIDINT_SUBGROUP_SIZE_32=1" : "");
+    else if (w == WARPS_PTX)
+        snprintf(warps, sizeof warps, "-cl-std=CL1.2 -DMIDINT_SUBGROUPS=2");
+    snprintf(opts, sizeof opts, "%s%s%s", warps, extra ? " " : "", extra ? extra : "");
     return opts;
 }
 
-/* Build program i on first use; the build log's start goes into the message on failure. `who` names the kernel. */
+static cl_program build(cl_state *s, const char *const *srcs, warp_spelling w, cl_int *err)
+{
+    cl_program p = cl.clCreateProgramWithSource(s->context, 2, (const char **)srcs, NULL, err);
+    if (!p)
+        return NULL;
+    *err = cl.clBuildProgram(p, 1, &s->device, build_options(s, w), NULL, NULL);
+    return p;
+}
+
+/* Whether kernel k runs its groups of `block` work-items as whole warps: sub-groups of a multiple of 32 that tile
+ * the group (the spellings other than sub-groups have warps of 32 by construction). */
+static int warps_fit(const cl_state *s, cl_kernel k, warp_spelling w, size_t block)
+{
+    if (w != WARPS_SUBGROUPS)
+        return 1;
+    size_t sg = 0;
+    if (!cl_sub_group_info || cl_sub_group_info(k, s->device, MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                                sizeof block, &block, sizeof sg, &sg, NULL) != CL_SUCCESS)
+        return 0;
+    return sg >= 32 && sg % 32 == 0 && block % sg == 0;
+}
+
+static int has_ext(const char *exts, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = exts; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == exts || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The spelling to try, before the probe: the one MIDINT_OPENCL_WARPS names, else what a GPU or accelerator offers
+ * (NVIDIA's warps of 32, or sub-group shuffles and ballots), else local memory. */
+static warp_spelling offered_warps(cl_state *s)
+{
+    const char *env = getenv("MIDINT_OPENCL_WARPS");
+    if (env && strcmp(env, "local") == 0)
+        return WARPS_LOCAL;
+    char cver[64] = "";
+    cl.clGetDeviceInfo(s->device, CL_DEVICE_OPENCL_C_VERSION, sizeof cver - 1, cver, NULL);
+    int major = cver[9] >= '1' && cver[9] <= '9' ? cver[9] - '0' : 1; /* "OpenCL C X.Y ..." */
+    snprintf(s->c_std, sizeof s->c_std, "%s", major >= 3 ? "CL3.0" : major == 2 ? "CL2.0" : "CL1.2");
+    size_t len = 0;
+    char *exts = NULL;
+    if (cl.clGetDeviceInfo(s->device, CL_DEVICE_EXTENSIONS, 0, NULL, &len) == CL_SUCCESS && len > 0 &&
+        (exts = calloc(len + 1, 1)) != NULL &&
+        cl.clGetDeviceInfo(s->device, CL_DEVICE_EXTENSIONS, len, exts, NULL) != CL_SUCCESS)
+        exts[0] = '\0';
+    const char *e = exts ? exts : "";
+    warp_spelling w = WARPS_LOCAL;
+    cl_uint warp = 0;
+    size_t sizes[32], got = 0;
+    if (has_ext(e, "cl_nv_device_attribute_query") &&
+        cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) == CL_SUCCESS &&
+        warp == 32)
+        w = WARPS_PTX;
+    else if (has_ext(e, "cl_khr_subgroup_shuffle") && has_ext(e, "cl_khr_subgroup_ballot") &&
+             (has_ext(e, "cl_khr_subgroups") || major >= 3) && cl_sub_group_info)
+        w = WARPS_SUBGROUPS;
+    if (has_ext(e, "cl_intel_required_subgroup_size") &&
+        cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) == CL_SUCCESS)
+        for (size_t i = 0; i < got / sizeof *sizes && i < 32; i++)
+            s->sub_group_attr |= sizes[i] == 32;
+    free(exts);
+    for (int f = WARPS_SUBGROUPS; env && f <= WARPS_PTX; f++)
+        if (strcmp(env, warp_spelling_names[f]) == 0) {
+            s->forced_warps = 1; /* no fallback: a probe or build that fails says why */
+            if (w != (warp_spelling)f) /* not built at all: a CPU compiler given PTX may abort (PoCL 6 did) */
+                snprintf(s->warps_error, sizeof s->warps_error, "the device does not offer it (%s)",
+                         f == WARPS_PTX ? "it is not NVIDIA's OpenCL with warps of 32"
+                                        : "it lacks cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot, or "
+                                          "cl_khr_subgroups before OpenCL C 3.0");
+            return (warp_spelling)f;
+        }
+    /* CPU devices keep local memory unless asked: a shuffle by a run-time index is a permutation across vector
+     * registers there, where local memory is the cache (Intel's CPU runtime, 2 cores: mullo 1024 bits `_w2` 7.7 ms
+     * with sub-group shuffles against 2.5 ms) */
+    cl_device_type type = 0;
+    cl.clGetDeviceInfo(s->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return type & CL_DEVICE_TYPE_CPU ? WARPS_LOCAL : w;
+}
+
+/* Test hook MIDINT_TEST_PROBE_FAIL=1: the probe's values are taken as wrong, as on a device whose shuffles are. */
+static int probe_fails(void)
+{
+    const char *e = getenv("MIDINT_TEST_PROBE_FAIL");
+    return e && strcmp(e, "1") == 0;
+}
+
+/* The probe (kernel_probe_warps.j2) built and run with spelling w: 1 when every work-item of two groups of 64 got
+ * what 32-item warps in order give. */
+static int probe_warps(cl_state *s, warp_spelling w)
+{
+    enum { GROUPS = 2, ITEMS = 64 * GROUPS };
+    const char *srcs[2] = {midint_opencl_common, midint_opencl_probe};
+    cl_int err;
+    int ok = 0;
+    cl_program p = build(s, srcs, w, &err);
+    if (p && err != CL_SUCCESS) {
+        char log[256] = "";
+        cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel did not build (error %d): %s", (int)err, log);
+    }
+    cl_kernel k = p && err == CL_SUCCESS ? cl.clCreateKernel(p, "midint_probe_warps", &err) : NULL;
+    cl_mem out = k ? cl.clCreateBuffer(s->context, CL_MEM_READ_WRITE, 4 * ITEMS * sizeof(cl_uint), NULL, &err) : NULL;
+    if (out && warps_fit(s, k, w, 64)) {
+        size_t local = 64, global = ITEMS;
+        cl_uint got[4 * ITEMS];
+        err = cl.clSetKernelArg(k, 0, sizeof out, &out);
+        err |= cl.clSetKernelArg(k, 1, 64 * sizeof(cl_uint), NULL);
+        if (err == CL_SUCCESS &&
+            cl.clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS &&
+            cl.clEnqueueReadBuffer(s->queue, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL) == CL_SUCCESS) {
+            ok = 1;
+            for (cl_uint i = 0; i < ITEMS; i++) {
+                cl_uint t = i % 64, warp = i & ~31u, lane = i & 31u;
+#define V(j) (((cl_uint)(j)) * 0x9e3779b9u + 7u)
+                cl_uint ballot = 0;
+                for (cl_uint j = 0; j < 32; j++)
+                    ballot |= ((V(warp + j) >> 3) & 1u) << j;
+                ok &= got[4 * i] == V(warp + ((t * 7u + 3u) & 31u));
+                ok &= got[4 * i + 1] == (lane >= 5 ? V(i - 5) : V(i));
+                ok &= got[4 * i + 2] == ballot;
+                ok &= got[4 * i + 3] == V(i ^ 1u);
+#undef V
+            }
+            ok &= !probe_fails();
+            if (!ok)
+                snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel's shuffles, ballot or warp barrier "
+                         "gave wrong values");
+        }
+    } else if (out) {
+        snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel's sub-groups are not whole warps of 32");
+    }
+    if (out)
+        cl.clReleaseMemObject(out);
+    if (k)
+        cl.clReleaseKernel(k);
+    if (p)
+        cl.clReleaseProgram(p);
+    return ok;
+}
+
+/* Chosen once per context, at its first build: the device's own warp primitives when the probe agrees, else
+ * local memory. */
+static void choose_warps(cl_state *s)
+{
+    if (s->warps_known)
+        return;
+    s->warps_known = 1;
+    warp_spelling w = offered_warps(s);
+    int works = w == WARPS_LOCAL || (!s->warps_error[0] && probe_warps(s, w));
+    /* a spelling the device merely offered falls back to local memory quietly; a forced one stays, and its
+     * builds fail with the probe's reason */
+    s->warps = works || s->forced_warps ? w : WARPS_LOCAL;
+    if (works || !s->forced_warps)
+        s->warps_error[0] = '\0';
+}
+
+/* Build program i on first use; the build log's start goes into the message on failure. `who` names the kernel.
+ * A program that does not build with the device's warp primitives is built with local-memory ones. */
 static midint_status get_program(midint_context *ctx, int i, const char *who, cl_program *out)
 {
     cl_state *s = STATE(ctx);
     if (!s->programs[i]) {
+        choose_warps(s);
+        if (s->warps_error[0])
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: MIDINT_OPENCL_WARPS=%s: %s",
+                               getenv("MIDINT_OPENCL_WARPS"), s->warps_error);
         const char *srcs[2] = {midint_opencl_common, midint_opencl_programs[i]};
+        warp_spelling w = s->plain[i] ? WARPS_LOCAL : s->warps;
         cl_int err;
-        cl_program p = cl.clCreateProgramWithSource(s->context, 2, srcs, NULL, &err);
+        cl_program p = build(s, srcs, w, &err);
+        if (p && err != CL_SUCCESS && w != WARPS_LOCAL && !s->forced_warps) {
+            cl.clReleaseProgram(p);
+            s->plain[i] = 1;
+            p = build(s, srcs, WARPS_LOCAL, &err);
+        }
         if (!p)
             return cl_failed(ctx, err, "clCreateProgramWithSource");
-        err = cl.clBuildProgram(p, 1, &s->device, build_options(), NULL, NULL);
         if (err != CL_SUCCESS) {
             char log[300] = "";
             cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -267,11 +467,30 @@ static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_
             return st;
         cl_int err;
         cl_kernel kern = cl.clCreateKernel(p, src->name, &err);
+        if (kern && !s->plain[src->program] && !warps_fit(s, kern, s->warps, k->block)) {
+            if (s->forced_warps) {
+                cl.clReleaseKernel(kern);
+                return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s's sub-groups are not whole warps of 32 "
+                                   "(MIDINT_OPENCL_WARPS=%s)", k->name, warp_spelling_names[s->warps]);
+            }
+            /* its sub-groups are not whole warps: the program again, with local-memory warps */
+            cl.clReleaseKernel(kern);
+            cl.clReleaseProgram(s->programs[src->program]);
+            s->programs[src->program] = NULL;
+            s->plain[src->program] = 1;
+            if ((st = get_program(ctx, src->program, k->name, &p)) != MIDINT_OK)
+                return st;
+            kern = cl.clCreateKernel(p, src->name, &err);
+        }
         if (!kern)
             return cl_failed(ctx, err, "clCreateKernel");
         size_t wg = 0;
         cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        const char *cap = getenv("MIDINT_TEST_KERNEL_WG"); /* test hook: as if kernels allowed at most this many */
+        if (cap && atoi(cap) > 0 && (!wg || wg > (size_t)atoi(cap)))
+            wg = (size_t)atoi(cap);
         if (wg && wg < k->block) {
+            s->block_refused = 1;
             cl.clReleaseKernel(kern);
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
                                "allows %zu for it", k->name, k->block, wg);
@@ -280,6 +499,20 @@ static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_
     }
     *out = s->kernels[k->impl];
     return MIDINT_OK;
+}
+
+/* Whether every kernel of v can run its work-group here: each built (they are needed next anyway) and asked. A
+ * kernel that does not build counts as running, so that its launch reports the build's error. */
+static int ocl_kernels_run(midint_context *ctx, const midint_variant *v)
+{
+    cl_state *s = STATE(ctx);
+    for (uint32_t i = v->kernel; i < v->kernel + v->nkernels; i++) {
+        cl_kernel kern;
+        s->block_refused = 0;
+        if (get_kernel(ctx, &midint_kernels[i], &kern) != MIDINT_OK && s->block_refused)
+            return 0;
+    }
+    return 1;
 }
 
 static midint_status ocl_launch(midint_context *ctx, const midint_kernel *kd, const midint_launch *l, void *stream)
@@ -483,7 +716,7 @@ const midint_backend_ops midint_backend_opencl = {
     ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
     ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
     ocl_fence_wait, ocl_fence_sync, NULL /* kernels may not write a mapped buffer (OpenCL 1.2) */, ocl_fill,
-    ocl_copy_rect,
+    ocl_copy_rect, ocl_kernels_run,
 };
 
 void *midint_opencl_context(const midint_context *ctx)
@@ -499,4 +732,12 @@ void *midint_opencl_device(const midint_context *ctx)
 void *midint_opencl_queue(const midint_context *ctx)
 {
     return ctx && ctx->ops == &midint_backend_opencl ? (void *)STATE(ctx)->queue : NULL;
+}
+
+const char *midint_opencl_warps(const midint_context *ctx)
+{
+    if (!ctx || ctx->ops != &midint_backend_opencl)
+        return NULL;
+    choose_warps(STATE(ctx));
+    return warp_spelling_names[STATE(ctx)->warps];
 }

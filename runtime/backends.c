@@ -24,4 +24,5 @@ const size_t midint_backend_count = sizeof midint_backends / sizeof midint_backe
 void *midint_opencl_context(const midint_context *ctx) { (void)ctx; return NULL; }
 void *midint_opencl_device(const midint_context *ctx) { (void)ctx; return NULL; }
 void *midint_opencl_queue(const midint_context *ctx) { (void)ctx; return NULL; }
+const char *midint_opencl_warps(const midint_context *ctx) { (void)ctx; return NULL; }
 #endif

@@ -115,6 +115,8 @@ const char *midint_device_name(const midint_context *ctx)
 
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v)
 {
+    if (ctx->refused && ctx->refused[v - midint_registry])
+        return 0;
     return v->block <= ctx->max_block && v->shared_bytes <= ctx->max_shared;
 }
 

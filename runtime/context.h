@@ -71,6 +71,10 @@ typedef struct midint_backend_ops {
     midint_status (*fill)(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream);
     midint_status (*copy_rect)(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
                                size_t row_bytes, size_t rows, void *stream);
+    /* 0 when a kernel of v cannot run its block on this device, which some backends know only once the kernel is
+     * built (OpenCL: a kernel's work-group limit falls with its registers); dispatch then picks another. NULL:
+     * midint_variant_fits says it all. */
+    int (*kernels_run)(midint_context *ctx, const midint_variant *v);
 } midint_backend_ops;
 
 /* The pipelined host path: chunk i runs on slot i mod MIDINT_PIPE_SLOTS (its own stream, device buffers and
@@ -160,6 +164,7 @@ struct midint_context {
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
     const midint_variant *corrupt;  /* test hook MIDINT_TEST_CORRUPT: this variant's results are spoiled */
+    unsigned char *refused;         /* per registry entry: its kernels were turned down by the device (kernels_run) */
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
     unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open */
@@ -174,7 +179,7 @@ midint_status midint_fail(midint_context *ctx, midint_status status, const char 
 #endif
     ;
 
-/* Whether the device of ctx can run v (threads per block, shared memory). */
+/* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v);
 
 /* Choose the variant for a call of n words and `count` instances; on failure the message is set. */

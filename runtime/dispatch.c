@@ -268,6 +268,14 @@ void midint_dispatch_forget(midint_context *ctx)
 
 static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, const midint_variant **out);
 
+static int is_forced(const midint_context *ctx, const midint_variant *v)
+{
+    for (size_t i = 0; i < ctx->nforced; i++)
+        if (ctx->forced[i] == v)
+            return 1;
+    return 0;
+}
+
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
                               const midint_variant **out)
 {
@@ -279,6 +287,13 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         }
     }
     midint_status st = dispatch(ctx, op, n, count, out);
+    /* a chosen variant the device turns down once its kernels are built is left out, and the choice made again */
+    while (st == MIDINT_OK && ctx->ops->kernels_run && !is_forced(ctx, *out) && !ctx->ops->kernels_run(ctx, *out)) {
+        if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
+            return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "out of host memory");
+        ctx->refused[*out - midint_registry] = 1;   /* midint_variant_fits now says no: each variant at most once */
+        st = dispatch(ctx, op, n, count, out);
+    }
     if (st == MIDINT_OK) {
         ctx->memo[ctx->memo_next] = (midint_dispatch_memo){op, n, count, *out};
         ctx->memo_next = (ctx->memo_next + 1) % MIDINT_DISPATCH_MEMO;

@@ -43,6 +43,7 @@ typedef struct midint_opencl_kernel {
     int program;
 } midint_opencl_kernel;
 extern const char midint_opencl_common[];
+extern const char midint_opencl_probe[];
 extern const char *const midint_opencl_programs[];
 extern const size_t midint_opencl_program_count;
 extern const midint_opencl_kernel midint_opencl_kernels[];

@@ -221,3 +221,20 @@ def test_default_rule_chooses_grid(backend):
     assert len(answers) == len(questions), p.stdout + p.stderr
     for (op, bits, count, want_grid), ans in zip(questions, answers):
         assert (ans[4] in grid_names) == want_grid, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"
+
+
+def test_opencl_dispatch_leaves_out_kernels_the_device_refuses():
+    """An OpenCL kernel may allow fewer work-items than its block once built (its registers: NVIDIA's OpenCL refused
+    512-item expression kernels): dispatch then picks another variant. The hook MIDINT_TEST_KERNEL_WG makes every
+    kernel allow at most that many; a size no variant then serves is a clear error."""
+    require_backend("opencl")
+    cases = ["mul 2048 3 mixed 1 host none", "mullo 1024 40 mixed 2 host none", "mul 16384 2 max 3 host none",
+             "add 8192 5 ones_plus_one 4 device none"]
+    proc = run_driver(["--backend", "opencl"], cases, env={"MIDINT_TEST_KERNEL_WG": "64"})
+    assert_all_ok(proc, cases)
+    proc = run_driver(["--backend", "opencl"], ["add 65536 3 mixed 5 host none"], env={"MIDINT_TEST_KERNEL_WG": "64"})
+    assert "FAIL add 65536 3 mixed 5 host none: MIDINT_ERR_BITS_TOO_LARGE: midint_add: no opencl add variant serves " \
+           "65536 bits on this device" in proc.stdout, proc.stdout
+    for cap in ("128", ""):   # the 256-item kernel refused, then allowed
+        proc = run_driver(["--backend", "opencl"], ["add 65536 3 mixed 5 host none"], env={"MIDINT_TEST_KERNEL_WG": cap})
+        assert_all_ok(proc, ["add 65536 3 mixed 5 host none"])

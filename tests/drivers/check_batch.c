@@ -234,7 +234,8 @@ int main(int argc, char **argv)
             printf("unavailable %s\n", midint_last_error(NULL));
             return 3;
         }
-        printf("available %s\n", midint_device_name(ctx));
+        const char *warps = midint_opencl_warps(ctx);
+        printf("available %s%s%s\n", midint_device_name(ctx), warps ? "; warps: " : "", warps ? warps : "");
         midint_close(ctx);
         return 0;
     }
