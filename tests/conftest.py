@@ -104,6 +104,22 @@ def run_driver(args, cases, env=None, timeout=900):
                           timeout=timeout, env=full_env)
 
 
+def device_refusal(proc):
+    """The runtime's message when the device cannot run a forced variant (its block or local memory, e.g. NVIDIA's
+    OpenCL: 48 KiB), else None. CUDA and PoCL run every variant."""
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if "bytes of shared memory per block; this device allows" in line or "work-items per group; the device " \
+                "allows" in line:
+            return line.strip()[:200]
+    return None
+
+
+def skip_if_device_refuses(proc):
+    why = device_refusal(proc)
+    if why:
+        pytest.skip(f"the device cannot run this variant: {why}")
+
+
 def assert_all_ok(proc, cases):
     """Every case reported ok, one line each, and the driver exited 0."""
     lines = proc.stdout.splitlines()

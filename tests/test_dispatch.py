@@ -226,15 +226,25 @@ def test_default_rule_chooses_grid(backend):
 def test_opencl_dispatch_leaves_out_kernels_the_device_refuses():
     """An OpenCL kernel may allow fewer work-items than its block once built (its registers: NVIDIA's OpenCL refused
     512-item expression kernels): dispatch then picks another variant. The hook MIDINT_TEST_KERNEL_WG makes every
-    kernel allow at most that many; a size no variant then serves is a clear error."""
+    kernel allow at most that many: a call succeeds exactly when a variant of at most that block serves its size
+    (a grid variant's block is its largest kernel's), and fails with a clear error otherwise."""
     require_backend("opencl")
-    cases = ["mul 2048 3 mixed 1 host none", "mullo 1024 40 mixed 2 host none", "mul 16384 2 max 3 host none",
-             "add 8192 5 ones_plus_one 4 device none"]
-    proc = run_driver(["--backend", "opencl"], cases, env={"MIDINT_TEST_KERNEL_WG": "64"})
-    assert_all_ok(proc, cases)
-    proc = run_driver(["--backend", "opencl"], ["add 65536 3 mixed 5 host none"], env={"MIDINT_TEST_KERNEL_WG": "64"})
-    assert "FAIL add 65536 3 mixed 5 host none: MIDINT_ERR_BITS_TOO_LARGE: midint_add: no opencl add variant serves " \
-           "65536 bits on this device" in proc.stdout, proc.stdout
-    for cap in ("128", ""):   # the 256-item kernel refused, then allowed
-        proc = run_driver(["--backend", "opencl"], ["add 65536 3 mixed 5 host none"], env={"MIDINT_TEST_KERNEL_WG": cap})
-        assert_all_ok(proc, ["add 65536 3 mixed 5 host none"])
+    vs = [v for v in read_variants() if v["backend"] == "opencl"]
+    for cap in (64, 128):
+        cases, expect_ok, bigger = [], [], 0
+        for i, op in enumerate(("add", "mul", "mullo")):
+            sizes = sorted({v["bits"] for v in vs if v["op"] == op})
+            for bits in (sizes[0], sizes[len(sizes) // 2]):
+                serving = [v for v in vs if v["op"] == op and v["bits"] >= bits]
+                cases.append(f"{op} {bits} 3 mixed {i} host none")
+                expect_ok.append(any(v["block"] <= cap for v in serving))
+                bigger += expect_ok[-1] and any(v["block"] > cap for v in serving)
+        assert bigger, "no case where a variant must be left out"
+        proc = run_driver(["--backend", "opencl"], cases, env={"MIDINT_TEST_KERNEL_WG": str(cap)})
+        lines = proc.stdout.splitlines()
+        assert len(lines) == len(cases), proc.stdout + proc.stderr
+        for case, ok, line in zip(cases, expect_ok, lines):
+            op, bits = case.split()[:2]
+            want = f"ok {case}" if ok else (f"FAIL {case}: MIDINT_ERR_BITS_TOO_LARGE: midint_{op}: no opencl {op} "
+                                            f"variant serves {bits} bits on this device")
+            assert line == want, f"MIDINT_TEST_KERNEL_WG={cap}: {line}"

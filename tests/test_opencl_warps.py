@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_all_ok, driver_env, read_variants, require_backend, run_driver
+from conftest import (assert_all_ok, device_refusal, driver_env, read_variants, require_backend, run_driver,
+                      skip_if_device_refuses)
 from test_expr import CHECK_EXPR, expr_variants, variant_cases
 from test_variants import cases_for
 
@@ -119,8 +120,7 @@ def test_variant_with_subgroups(v):
     cases = cases_for(v) if v["grid"] == "-" else [f"{v['op']} {v['bits']} 2 mixed 1 host none",
                                                     f"{v['op']} {v['bits'] - 32} 3 runs 2 device none"]
     proc = run_driver(["--backend", "opencl", "--variant", v["name"]], cases, env=env)
-    if "device allows" in proc.stdout + proc.stderr:   # NVIDIA's OpenCL: 48 KiB of local memory, registers
-        pytest.skip((proc.stdout + proc.stderr).strip().splitlines()[-1])
+    skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
 
 
@@ -135,5 +135,5 @@ def test_expression_variants_with_subgroups():
         proc = subprocess.run([str(CHECK_EXPR), "--backend", "opencl", "--variant", v["name"]],
                               input="\n".join(cases) + "\n", capture_output=True, text=True, timeout=900,
                               env=driver_env(**env))
-        if "device allows" not in proc.stdout + proc.stderr:
+        if not device_refusal(proc):
             assert_all_ok(proc, cases)

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from conftest import BACKENDS, ROOT, assert_all_ok, read_variants, require_backend, require_cases, run_driver
+from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_backend, require_cases, run_driver,
+                      skip_if_device_refuses)
 
 sys.path.insert(0, str(ROOT))
 from generator import grid_plan  # noqa: E402
@@ -181,6 +182,7 @@ def test_variant_against_gmp(v):
     else:
         cases = cases_for(v)
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
+    skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
 
 
@@ -208,4 +210,5 @@ def test_grid_ntt_every_split(key, name, rows, cols):
     cases = [f"{op} {top - 96} 2 mixed 1 host none", f"{op} {top} 1 max 2 device none"]
     proc = run_driver(["--backend", backend, "--variant", name], cases,
                       env={"MIDINT_TEST_NTT_SPLIT": f"{rows + cols},{rows}"})
+    skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
