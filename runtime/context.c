@@ -19,15 +19,24 @@ static const char *backend_label(midint_backend b)
     return b == MIDINT_BACKEND_CUDA ? "cuda" : b == MIDINT_BACKEND_OPENCL ? "opencl" : "auto";
 }
 
-/* The largest size of each operation this device can run, once at open. */
-static void find_max_bits(midint_context *ctx)
+midint_status midint_find_max_bits(midint_context *ctx)
 {
+    if (!ctx->expr_fused_max && !(ctx->expr_fused_max = calloc(midint_exprs_count + 1, sizeof *ctx->expr_fused_max)))
+        return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
+    memset(ctx->max_bits, 0, sizeof ctx->max_bits);
+    memset(ctx->expr_fused_max, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_fused_max);
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if ((unsigned)v->op < MIDINT_OP_COUNT_ && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) &&
-            v->bits > ctx->max_bits[v->op]) /* expressions: midint_expr_max_bits */
-            ctx->max_bits[v->op] = v->bits;
+        if (v->backend != ctx->ops->id || !midint_variant_fits(ctx, v))
+            continue;
+        uint32_t *max = (unsigned)v->op < MIDINT_OP_COUNT_ ? &ctx->max_bits[v->op]
+                        : (unsigned)v->op - MIDINT_OP_EXPR0 < midint_exprs_count
+                            ? &ctx->expr_fused_max[v->op - MIDINT_OP_EXPR0]
+                            : NULL;
+        if (max && v->bits > *max)
+            *max = v->bits;
     }
+    return MIDINT_OK;
 }
 
 static midint_status open_with(midint_context *ctx, const midint_backend_ops *ops, int device)
@@ -69,8 +78,9 @@ midint_status midint_open(midint_context **out, midint_backend backend, int devi
                                "library (rebuild with %s)", backend_label(backend),
                                backend == MIDINT_BACKEND_CUDA ? "nvcc on the PATH" : "the OpenCL headers installed");
     }
+    if (st == MIDINT_OK)
+        st = midint_find_max_bits(ctx);
     if (st == MIDINT_OK) {
-        find_max_bits(ctx);
         midint_host_path_init(ctx);
         st = midint_dispatch_init(ctx);
     }
@@ -100,6 +110,8 @@ void midint_close(midint_context *ctx)
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);
+    free(ctx->refused);
+    free(ctx->expr_fused_max);
     free(ctx);
 }
 

@@ -168,6 +168,7 @@ struct midint_context {
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
     unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open */
+    uint32_t *expr_fused_max;       /* per expression: the largest size a fused kernel of it serves here (expr.c) */
     char tuning_status[MIDINT_MSG_LEN];
     char msg[MIDINT_MSG_LEN];
 };
@@ -178,6 +179,10 @@ midint_status midint_fail(midint_context *ctx, midint_status status, const char 
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The largest size each operation's and each expression's variants serve on this device (max_bits,
+ * expr_fused_max): at open, and again when the device turns a variant down. */
+midint_status midint_find_max_bits(midint_context *ctx);
 
 /* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v);

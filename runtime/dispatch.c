@@ -292,7 +292,8 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
             return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "out of host memory");
         ctx->refused[*out - midint_registry] = 1;   /* midint_variant_fits now says no: each variant at most once */
-        st = dispatch(ctx, op, n, count, out);
+        if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
+            st = dispatch(ctx, op, n, count, out);
     }
     if (st == MIDINT_OK) {
         ctx->memo[ctx->memo_next] = (midint_dispatch_memo){op, n, count, *out};

@@ -29,16 +29,10 @@ static midint_op op_of(const midint_expr_desc *d)
     return (midint_op)(MIDINT_OP_EXPR0 + (unsigned)(d - midint_exprs));
 }
 
-/* The largest size a fused kernel of d serves on this context (0: none). */
+/* The largest size a fused kernel of d serves on this context (0: none), worked out at open (context.c). */
 static unsigned fused_max_bits(const midint_context *ctx, const midint_expr_desc *d)
 {
-    unsigned max = 0;
-    for (size_t i = 0; i < midint_registry_size; i++) {
-        const midint_variant *v = &midint_registry[i];
-        if (v->op == op_of(d) && v->backend == ctx->ops->id && midint_variant_fits(ctx, v) && v->bits > max)
-            max = v->bits;
-    }
-    return max;
+    return ctx->expr_fused_max ? ctx->expr_fused_max[d - midint_exprs] : 0;
 }
 
 unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)

@@ -188,8 +188,9 @@ void *midint_opencl_device(const midint_context *ctx);
 void *midint_opencl_queue(const midint_context *ctx);
 /* How this OpenCL context's kernels exchange words between the lanes of a warp: "subgroups" (the device's
  * cl_khr_subgroup_shuffle and _ballot), "ptx" (NVIDIA's warp instructions) or "local" (local memory and barriers:
- * OpenCL 1.2 alone, or MIDINT_OPENCL_WARPS=local); NULL for other contexts.  Chosen at the first kernel build,
- * after a probe kernel checked the device's primitives (docs/kernels.md, "OpenCL sub-groups"). */
+ * OpenCL 1.2 alone, CPU devices, or MIDINT_OPENCL_WARPS=local); NULL for other contexts.  Chosen at the first
+ * kernel build, after a probe kernel checked the device's primitives (docs/kernels.md, "OpenCL warp primitives").
+ * A spelling forced through MIDINT_OPENCL_WARPS is named even where the device lacks it; calls then fail saying why. */
 const char *midint_opencl_warps(const midint_context *ctx);
 
 /* ---- Variants and dispatch ----
