@@ -41,7 +41,7 @@ RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dis
 GEN_SRC     := generated/registry.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
-RUNTIME_SRC += runtime/backend_opencl.c
+RUNTIME_SRC += runtime/backend_opencl.c runtime/opencl_warps.c
 GEN_SRC     += generated/opencl_sources.c
 endif
 ifneq ($(NVCC),)

@@ -1,7 +1,4 @@
 /* backend_opencl.c — the OpenCL backend: ICD loaded at run time, programs built at first use, per context. */
-#define CL_TARGET_OPENCL_VERSION 120
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,30 +6,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "context.h"
+#include "opencl_api.h"
 
-/* The OpenCL entry points we use, loaded from the ICD loader so that the library also works (with the
- * CUDA backend) on machines that have no OpenCL installed. */
-#define CL_FUNCS(X)                                                                                          \
-    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clReleaseContext)          \
-    X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
-    X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
-    X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
-    X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
-    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)          \
-    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)                       \
-    X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect)
-
-static struct {
-#define X(f) __typeof__(&f) f;
-    CL_FUNCS(X)
-#undef X
-} cl;
+midint_cl_api midint_cl;
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
 static char cl_load_error[256];
-/* OpenCL 2.1's clGetKernelSubGroupInfo, when the loader has it: checks a kernel's sub-group size (NULL otherwise) */
-typedef cl_int (*sub_group_info_fn)(cl_kernel, cl_device_id, cl_uint, size_t, const void *, size_t, void *, size_t *);
-static sub_group_info_fn cl_sub_group_info;
+midint_sub_group_info_fn midint_cl_sub_group_info;
 
 static void load_icd(void)
 {
@@ -45,45 +24,14 @@ static void load_icd(void)
         return;
     }
 #define X(f)                                                                                                   \
-    if (!(*(void **)&cl.f = dlsym(h, #f))) {                                                                   \
+    if (!(*(void **)&midint_cl.f = dlsym(h, #f))) {                                                                   \
         snprintf(cl_load_error, sizeof cl_load_error, "the OpenCL loader lacks %s", #f);                       \
         return;                                                                                                \
     }
     CL_FUNCS(X)
 #undef X
-    *(void **)&cl_sub_group_info = dlsym(h, "clGetKernelSubGroupInfo");
+    *(void **)&midint_cl_sub_group_info = dlsym(h, "clGetKernelSubGroupInfo");
 }
-
-/* Constants past OpenCL 1.2's headers: the sub-group queries (2.1, cl_intel_required_subgroup_size) and NVIDIA's. */
-#define MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE 0x2033
-#define MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL 0x4108
-#define MIDINT_CL_DEVICE_WARP_SIZE_NV 0x4003
-
-/* How a build spells the warp primitives (prelude_opencl.j2's MIDINT_SUBGROUPS): through local memory, the
- * device's sub-group shuffles and ballots, or NVIDIA's warp instructions as inline PTX. */
-typedef enum warp_spelling { WARPS_LOCAL = 0, WARPS_SUBGROUPS = 1, WARPS_PTX = 2 } warp_spelling;
-static const char *const warp_spelling_names[] = {"local", "subgroups", "ptx"};
-
-typedef struct cl_state {
-    struct timespec t0; /* midint_time: the wall clock when the timed region began */
-    cl_context context;
-    cl_device_id device;
-    cl_command_queue queue;
-    cl_kernel *kernels;   /* made on first use, indexed by the kernels' impl */
-    int warps_known;      /* the device's warp spelling was chosen (at the first build) */
-    warp_spelling warps;  /* how programs spell the warp primitives, unless their `plain` flag is set */
-    int sub_group_attr;   /* kernels ask for sub-groups of 32 (cl_intel_required_subgroup_size) */
-    int forced_warps;     /* MIDINT_OPENCL_WARPS named the spelling: no fallback to local memory */
-    char warps_error[320]; /* a forced spelling the probe rejected: why (then every build fails with it) */
-    int block_refused;    /* get_kernel failed because the kernel cannot run its work-group size here */
-    char c_std[16];       /* -cl-std= of sub-group builds: the device's OpenCL C version */
-    unsigned char *plain; /* per program: built with local-memory warps (its sub-group build did not fit) */
-    cl_program *programs; /* built on first use of one of their kernels */
-    cl_command_queue pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
-    cl_event fence[MIDINT_FENCES];
-} cl_state;
-
-#define STATE(ctx) ((cl_state *)(ctx)->be)
 
 static midint_status cl_failed(midint_context *ctx, cl_int err, const char *what)
 {
@@ -101,23 +49,23 @@ static void ocl_close(midint_context *ctx)
         return;
     for (size_t i = 0; s->kernels && i < midint_opencl_kernel_count; i++)
         if (s->kernels[i])
-            cl.clReleaseKernel(s->kernels[i]);
+            midint_cl.clReleaseKernel(s->kernels[i]);
     for (size_t i = 0; s->programs && i < midint_opencl_program_count; i++)
         if (s->programs[i])
-            cl.clReleaseProgram(s->programs[i]);
+            midint_cl.clReleaseProgram(s->programs[i]);
     for (int i = 0; i < MIDINT_FENCES; i++)
         if (s->fence[i])
-            cl.clReleaseEvent(s->fence[i]);
+            midint_cl.clReleaseEvent(s->fence[i]);
     for (int i = 0; i < MIDINT_PIPE_SLOTS; i++)
         if (s->pipe[i])
-            cl.clReleaseCommandQueue(s->pipe[i]);
+            midint_cl.clReleaseCommandQueue(s->pipe[i]);
     free(s->kernels);
     free(s->programs);
     free(s->plain);
     if (s->queue)
-        cl.clReleaseCommandQueue(s->queue);
+        midint_cl.clReleaseCommandQueue(s->queue);
     if (s->context)
-        cl.clReleaseContext(s->context);
+        midint_cl.clReleaseContext(s->context);
     free(s);
     ctx->be = NULL;
 }
@@ -127,13 +75,13 @@ static midint_status find_device(midint_context *ctx, int device, cl_device_id *
 {
     cl_platform_id plats[16];
     cl_uint np = 0;
-    if (cl.clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0)
+    if (midint_cl.clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0)
         return midint_fail(ctx, MIDINT_ERR_NO_DEVICE, "OpenCL: no platform is installed (for the CPU, install PoCL)");
     int seen = 0;
     for (cl_uint p = 0; p < np && p < 16; p++) {
         cl_device_id devs[64];
         cl_uint nd = 0;
-        if (cl.clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
+        if (midint_cl.clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS)
             continue;
         if (device < seen + (int)nd) {
             *out = devs[device - seen];
@@ -167,12 +115,12 @@ static midint_status ocl_open(midint_context *ctx, int device)
     }
     s->device = dev;
     cl_int err;
-    s->context = cl.clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    s->context = midint_cl.clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     if (!s->context) {
         ocl_close(ctx);
         return cl_failed(ctx, err, "clCreateContext");
     }
-    s->queue = cl.clCreateCommandQueue(s->context, dev, 0, &err);
+    s->queue = midint_cl.clCreateCommandQueue(s->context, dev, 0, &err);
     if (!s->queue) {
         ocl_close(ctx);
         return cl_failed(ctx, err, "clCreateCommandQueue");
@@ -180,11 +128,11 @@ static midint_status ocl_open(midint_context *ctx, int device)
     size_t wg = 0;
     cl_ulong local = 0;
     cl_uint align_bits = 0;
-    cl.clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    midint_cl.clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
     ctx->sub_align = align_bits / 8 > 256 ? align_bits / 8 : 256; /* sub-buffer origins */
-    cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-    cl.clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
-    cl.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
+    midint_cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    midint_cl.clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+    midint_cl.clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof ctx->device_name - 1, ctx->device_name, NULL);
     ctx->max_block = wg > UINT32_MAX ? UINT32_MAX : (uint32_t)wg;
     ctx->max_shared = local > UINT32_MAX ? UINT32_MAX : (uint32_t)local;
     return MIDINT_OK;
@@ -193,7 +141,7 @@ static midint_status ocl_open(midint_context *ctx, int device)
 static midint_status ocl_alloc(midint_context *ctx, size_t bytes, void **buf)
 {
     cl_int err;
-    cl_mem m = cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem m = midint_cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (!m)
         return cl_failed(ctx, err, "clCreateBuffer");
     *buf = m;
@@ -203,7 +151,7 @@ static midint_status ocl_alloc(midint_context *ctx, size_t bytes, void **buf)
 static void ocl_free(midint_context *ctx, void *buf)
 {
     (void)ctx;
-    cl.clReleaseMemObject((cl_mem)buf);
+    midint_cl.clReleaseMemObject((cl_mem)buf);
 }
 
 /* Host memory the implementation allocates for a buffer (pinned where the device copies by DMA), mapped for the
@@ -211,13 +159,13 @@ static void ocl_free(midint_context *ctx, void *buf)
 static midint_status ocl_host_alloc(midint_context *ctx, size_t bytes, void **ptr, void **handle)
 {
     cl_int err;
-    cl_mem m = cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    cl_mem m = midint_cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
     if (!m)
         return cl_failed(ctx, err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
-    void *p = cl.clEnqueueMapBuffer(STATE(ctx)->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
+    void *p = midint_cl.clEnqueueMapBuffer(STATE(ctx)->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
                                     NULL, &err);
     if (!p) {
-        cl.clReleaseMemObject(m);
+        midint_cl.clReleaseMemObject(m);
         return cl_failed(ctx, err, "clEnqueueMapBuffer");
     }
     *ptr = p;
@@ -227,197 +175,21 @@ static midint_status ocl_host_alloc(midint_context *ctx, size_t bytes, void **pt
 
 static void ocl_host_free(midint_context *ctx, void *ptr, void *handle)
 {
-    cl.clEnqueueUnmapMemObject(STATE(ctx)->queue, (cl_mem)handle, ptr, 0, NULL, NULL);
-    cl.clFinish(STATE(ctx)->queue);
-    cl.clReleaseMemObject((cl_mem)handle);
+    midint_cl.clEnqueueUnmapMemObject(STATE(ctx)->queue, (cl_mem)handle, ptr, 0, NULL, NULL);
+    midint_cl.clFinish(STATE(ctx)->queue);
+    midint_cl.clReleaseMemObject((cl_mem)handle);
 }
 
 static midint_status ocl_upload(midint_context *ctx, void *buf, const void *host, size_t bytes)
 {
-    cl_int err = cl.clEnqueueWriteBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    cl_int err = midint_cl.clEnqueueWriteBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueWriteBuffer");
 }
 
 static midint_status ocl_download(midint_context *ctx, void *host, const void *buf, size_t bytes)
 {
-    cl_int err = cl.clEnqueueReadBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    cl_int err = midint_cl.clEnqueueReadBuffer(STATE(ctx)->queue, (cl_mem)buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
-}
-
-/* Build options: OpenCL C 1.2 with local-memory warps, or the device's OpenCL C with its warp spelling; plus
- * MIDINT_OPENCL_OPTIONS when set (e.g. "-cl-opt-disable", which the CPU tests use to build hundreds of kernels
- * quickly). */
-static const char *build_options(const cl_state *s, warp_spelling w)
-{
-    static _Thread_local char opts[512];
-    const char *extra = getenv("MIDINT_OPENCL_OPTIONS");
-    char warps[128] = "-cl-std=CL1.2";
-    if (w == WARPS_SUBGROUPS)
-        snprintf(warps, sizeof warps, "-cl-std=%s -DMIDINT_SUBGROUPS=1%s", s->c_std,
-                 s->sub_group_attr ? " -DMIDINT_SUBGROUP_SIZE_32=1" : "");
-    else if (w == WARPS_PTX)
-        snprintf(warps, sizeof warps, "-cl-std=CL1.2 -DMIDINT_SUBGROUPS=2");
-    snprintf(opts, sizeof opts, "%s%s%s", warps, extra ? " " : "", extra ? extra : "");
-    return opts;
-}
-
-static cl_program build(cl_state *s, const char *const *srcs, warp_spelling w, cl_int *err)
-{
-    cl_program p = cl.clCreateProgramWithSource(s->context, 2, (const char **)srcs, NULL, err);
-    if (!p)
-        return NULL;
-    *err = cl.clBuildProgram(p, 1, &s->device, build_options(s, w), NULL, NULL);
-    return p;
-}
-
-/* Whether kernel k runs its groups of `block` work-items as whole warps: sub-groups of a multiple of 32 that tile
- * the group (the spellings other than sub-groups have warps of 32 by construction). */
-static int warps_fit(const cl_state *s, cl_kernel k, warp_spelling w, size_t block)
-{
-    if (w != WARPS_SUBGROUPS)
-        return 1;
-    size_t sg = 0;
-    if (!cl_sub_group_info || cl_sub_group_info(k, s->device, MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-                                                sizeof block, &block, sizeof sg, &sg, NULL) != CL_SUCCESS)
-        return 0;
-    return sg >= 32 && sg % 32 == 0 && block % sg == 0;
-}
-
-static int has_ext(const char *exts, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = exts; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == exts || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-            return 1;
-    return 0;
-}
-
-/* The spelling to try, before the probe: the one MIDINT_OPENCL_WARPS names, else what a GPU or accelerator offers
- * (NVIDIA's warps of 32, or sub-group shuffles and ballots), else local memory. */
-static warp_spelling offered_warps(cl_state *s)
-{
-    const char *env = getenv("MIDINT_OPENCL_WARPS");
-    if (env && strcmp(env, "local") == 0)
-        return WARPS_LOCAL;
-    char cver[64] = "";
-    cl.clGetDeviceInfo(s->device, CL_DEVICE_OPENCL_C_VERSION, sizeof cver - 1, cver, NULL);
-    int major = cver[9] >= '1' && cver[9] <= '9' ? cver[9] - '0' : 1; /* "OpenCL C X.Y ..." */
-    snprintf(s->c_std, sizeof s->c_std, "%s", major >= 3 ? "CL3.0" : major == 2 ? "CL2.0" : "CL1.2");
-    size_t len = 0;
-    char *exts = NULL;
-    if (cl.clGetDeviceInfo(s->device, CL_DEVICE_EXTENSIONS, 0, NULL, &len) == CL_SUCCESS && len > 0 &&
-        (exts = calloc(len + 1, 1)) != NULL &&
-        cl.clGetDeviceInfo(s->device, CL_DEVICE_EXTENSIONS, len, exts, NULL) != CL_SUCCESS)
-        exts[0] = '\0';
-    const char *e = exts ? exts : "";
-    warp_spelling w = WARPS_LOCAL;
-    cl_uint warp = 0;
-    size_t sizes[32], got = 0;
-    if (has_ext(e, "cl_nv_device_attribute_query") &&
-        cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) == CL_SUCCESS &&
-        warp == 32)
-        w = WARPS_PTX;
-    else if (has_ext(e, "cl_khr_subgroup_shuffle") && has_ext(e, "cl_khr_subgroup_ballot") &&
-             (has_ext(e, "cl_khr_subgroups") || major >= 3) && cl_sub_group_info)
-        w = WARPS_SUBGROUPS;
-    if (has_ext(e, "cl_intel_required_subgroup_size") &&
-        cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) == CL_SUCCESS)
-        for (size_t i = 0; i < got / sizeof *sizes && i < 32; i++)
-            s->sub_group_attr |= sizes[i] == 32;
-    free(exts);
-    for (int f = WARPS_SUBGROUPS; env && f <= WARPS_PTX; f++)
-        if (strcmp(env, warp_spelling_names[f]) == 0) {
-            s->forced_warps = 1; /* no fallback: a probe or build that fails says why */
-            if (w != (warp_spelling)f) /* not built at all: a CPU compiler given PTX may abort (PoCL 6 did) */
-                snprintf(s->warps_error, sizeof s->warps_error, "the device does not offer it (%s)",
-                         f == WARPS_PTX ? "it is not NVIDIA's OpenCL with warps of 32"
-                                        : "it lacks cl_khr_subgroup_shuffle, cl_khr_subgroup_ballot, or "
-                                          "cl_khr_subgroups before OpenCL C 3.0");
-            return (warp_spelling)f;
-        }
-    /* CPU devices keep local memory unless asked: a shuffle by a run-time index is a permutation across vector
-     * registers there, where local memory is the cache (Intel's CPU runtime, 2 cores: mullo 1024 bits `_w2` 7.7 ms
-     * with sub-group shuffles against 2.5 ms) */
-    cl_device_type type = 0;
-    cl.clGetDeviceInfo(s->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    return type & CL_DEVICE_TYPE_CPU ? WARPS_LOCAL : w;
-}
-
-/* Test hook MIDINT_TEST_PROBE_FAIL=1: the probe's values are taken as wrong, as on a device whose shuffles are. */
-static int probe_fails(void)
-{
-    const char *e = getenv("MIDINT_TEST_PROBE_FAIL");
-    return e && strcmp(e, "1") == 0;
-}
-
-/* The probe (kernel_probe_warps.j2) built and run with spelling w: 1 when every work-item of two groups of 64 got
- * what 32-item warps in order give. */
-static int probe_warps(cl_state *s, warp_spelling w)
-{
-    enum { GROUPS = 2, ITEMS = 64 * GROUPS };
-    const char *srcs[2] = {midint_opencl_common, midint_opencl_probe};
-    cl_int err;
-    int ok = 0;
-    cl_program p = build(s, srcs, w, &err);
-    if (p && err != CL_SUCCESS) {
-        char log[256] = "";
-        cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel did not build (error %d): %s", (int)err, log);
-    }
-    cl_kernel k = p && err == CL_SUCCESS ? cl.clCreateKernel(p, "midint_probe_warps", &err) : NULL;
-    cl_mem out = k ? cl.clCreateBuffer(s->context, CL_MEM_READ_WRITE, 4 * ITEMS * sizeof(cl_uint), NULL, &err) : NULL;
-    if (out && warps_fit(s, k, w, 64)) {
-        size_t local = 64, global = ITEMS;
-        cl_uint got[4 * ITEMS];
-        err = cl.clSetKernelArg(k, 0, sizeof out, &out);
-        err |= cl.clSetKernelArg(k, 1, 64 * sizeof(cl_uint), NULL);
-        if (err == CL_SUCCESS &&
-            cl.clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS &&
-            cl.clEnqueueReadBuffer(s->queue, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL) == CL_SUCCESS) {
-            ok = 1;
-            for (cl_uint i = 0; i < ITEMS; i++) {
-                cl_uint t = i % 64, warp = i & ~31u, lane = i & 31u;
-#define V(j) (((cl_uint)(j)) * 0x9e3779b9u + 7u)
-                cl_uint ballot = 0;
-                for (cl_uint j = 0; j < 32; j++)
-                    ballot |= ((V(warp + j) >> 3) & 1u) << j;
-                ok &= got[4 * i] == V(warp + ((t * 7u + 3u) & 31u));
-                ok &= got[4 * i + 1] == (lane >= 5 ? V(i - 5) : V(i));
-                ok &= got[4 * i + 2] == ballot;
-                ok &= got[4 * i + 3] == V(i ^ 1u);
-#undef V
-            }
-            ok &= !probe_fails();
-            if (!ok)
-                snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel's shuffles, ballot or warp barrier "
-                         "gave wrong values");
-        }
-    } else if (out) {
-        snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel's sub-groups are not whole warps of 32");
-    }
-    if (out)
-        cl.clReleaseMemObject(out);
-    if (k)
-        cl.clReleaseKernel(k);
-    if (p)
-        cl.clReleaseProgram(p);
-    return ok;
-}
-
-/* Chosen once per context, at its first build: the device's own warp primitives when the probe agrees, else
- * local memory. */
-static void choose_warps(cl_state *s)
-{
-    if (s->warps_known)
-        return;
-    s->warps_known = 1;
-    warp_spelling w = offered_warps(s);
-    int works = w == WARPS_LOCAL || (!s->warps_error[0] && probe_warps(s, w));
-    /* a spelling the device merely offered falls back to local memory quietly; a forced one stays, and its
-     * builds fail with the probe's reason */
-    s->warps = works || s->forced_warps ? w : WARPS_LOCAL;
-    if (works || !s->forced_warps)
-        s->warps_error[0] = '\0';
 }
 
 /* Build program i on first use; the build log's start goes into the message on failure. `who` names the kernel.
@@ -426,25 +198,25 @@ static midint_status get_program(midint_context *ctx, int i, const char *who, cl
 {
     cl_state *s = STATE(ctx);
     if (!s->programs[i]) {
-        choose_warps(s);
+        midint_ocl_choose_warps(s);
         if (s->warps_error[0])
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: MIDINT_OPENCL_WARPS=%s: %s",
                                getenv("MIDINT_OPENCL_WARPS"), s->warps_error);
         const char *srcs[2] = {midint_opencl_common, midint_opencl_programs[i]};
         warp_spelling w = s->plain[i] ? WARPS_LOCAL : s->warps;
         cl_int err;
-        cl_program p = build(s, srcs, w, &err);
+        cl_program p = midint_ocl_build(s, srcs, w, &err);
         if (p && err != CL_SUCCESS && w != WARPS_LOCAL && !s->forced_warps) {
-            cl.clReleaseProgram(p);
+            midint_cl.clReleaseProgram(p);
             s->plain[i] = 1;
-            p = build(s, srcs, WARPS_LOCAL, &err);
+            p = midint_ocl_build(s, srcs, WARPS_LOCAL, &err);
         }
         if (!p)
             return cl_failed(ctx, err, "clCreateProgramWithSource");
         if (err != CL_SUCCESS) {
             char log[300] = "";
-            cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-            cl.clReleaseProgram(p);
+            midint_cl.clGetProgramBuildInfo(p, s->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+            midint_cl.clReleaseProgram(p);
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: building %s failed (error %d): %s", who, (int)err, log);
         }
         s->programs[i] = p;
@@ -466,34 +238,35 @@ static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_
         if (st != MIDINT_OK)
             return st;
         cl_int err;
-        cl_kernel kern = cl.clCreateKernel(p, src->name, &err);
-        if (kern && !s->plain[src->program] && !warps_fit(s, kern, s->warps, k->block)) {
+        cl_kernel kern = midint_cl.clCreateKernel(p, src->name, &err);
+        if (kern && !s->plain[src->program] && !midint_ocl_warps_fit(s, kern, s->warps, k->block)) {
             if (s->forced_warps) {
-                cl.clReleaseKernel(kern);
+                midint_cl.clReleaseKernel(kern);
                 return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s's sub-groups are not whole warps of 32 "
-                                   "(MIDINT_OPENCL_WARPS=%s)", k->name, warp_spelling_names[s->warps]);
+                                   "(MIDINT_OPENCL_WARPS=%s)", k->name, midint_ocl_warp_names[s->warps]);
             }
             /* its sub-groups are not whole warps: the program again, with local-memory warps */
-            cl.clReleaseKernel(kern);
-            cl.clReleaseProgram(s->programs[src->program]);
+            midint_cl.clReleaseKernel(kern);
+            midint_cl.clReleaseProgram(s->programs[src->program]);
             s->programs[src->program] = NULL;
             s->plain[src->program] = 1;
             if ((st = get_program(ctx, src->program, k->name, &p)) != MIDINT_OK)
                 return st;
-            kern = cl.clCreateKernel(p, src->name, &err);
+            kern = midint_cl.clCreateKernel(p, src->name, &err);
         }
         if (!kern)
             return cl_failed(ctx, err, "clCreateKernel");
         size_t wg = 0;
-        cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+        midint_cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
         const char *cap = getenv("MIDINT_TEST_KERNEL_WG"); /* test hook: as if kernels allowed at most this many */
         if (cap && atoi(cap) > 0 && (!wg || wg > (size_t)atoi(cap)))
             wg = (size_t)atoi(cap);
         if (wg && wg < k->block) {
             s->block_refused = 1;
-            cl.clReleaseKernel(kern);
+            midint_cl.clReleaseKernel(kern);
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
-                               "allows %zu for it", k->name, k->block, wg);
+                               "allows %zu for it (built with %s)", k->name, k->block, wg,
+                               midint_ocl_build_options(s, s->plain[src->program] ? WARPS_LOCAL : s->warps));
         }
         s->kernels[k->impl] = kern;
     }
@@ -529,35 +302,35 @@ static midint_status ocl_launch(midint_context *ctx, const midint_kernel *kd, co
     cl_uint n = l->n, ti = l->ti, ipb = l->ipb, vec = l->vec, x0 = l->x0, x1 = l->x1;
     cl_int err = 0;
     for (cl_uint i = 0; i < 4; i++)
-        err |= cl.clSetKernelArg(k, i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
-    err |= cl.clSetKernelArg(k, 4, sizeof count, &count);
-    err |= cl.clSetKernelArg(k, 5, sizeof n, &n);
-    err |= cl.clSetKernelArg(k, 6, sizeof ti, &ti);
-    err |= cl.clSetKernelArg(k, 7, sizeof ipb, &ipb);
-    err |= cl.clSetKernelArg(k, 8, sizeof vec, &vec);
+        err |= midint_cl.clSetKernelArg(k, i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
+    err |= midint_cl.clSetKernelArg(k, 4, sizeof count, &count);
+    err |= midint_cl.clSetKernelArg(k, 5, sizeof n, &n);
+    err |= midint_cl.clSetKernelArg(k, 6, sizeof ti, &ti);
+    err |= midint_cl.clSetKernelArg(k, 7, sizeof ipb, &ipb);
+    err |= midint_cl.clSetKernelArg(k, 8, sizeof vec, &vec);
     for (cl_uint i = 4; i < 6; i++)
-        err |= cl.clSetKernelArg(k, 5 + i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
-    err |= cl.clSetKernelArg(k, 11, sizeof inst0, &inst0);
-    err |= cl.clSetKernelArg(k, 12, sizeof x0, &x0);
-    err |= cl.clSetKernelArg(k, 13, sizeof x1, &x1);
+        err |= midint_cl.clSetKernelArg(k, 5 + i, sizeof(cl_mem), bufs[i] ? (void *)&bufs[i] : NULL);
+    err |= midint_cl.clSetKernelArg(k, 11, sizeof inst0, &inst0);
+    err |= midint_cl.clSetKernelArg(k, 12, sizeof x0, &x0);
+    err |= midint_cl.clSetKernelArg(k, 13, sizeof x1, &x1);
     cl_uint local_arg = 14;
     if (kd->role == MIDINT_ROLE_EXPR) /* expression kernels: their buffers io0..io7 come next */
         for (cl_uint i = 0; i < MIDINT_EXPR_MAX_IO; i++, local_arg++) {
             cl_mem io = (cl_mem)l->io[i];
-            err |= cl.clSetKernelArg(k, local_arg, sizeof(cl_mem), io ? (void *)&io : NULL);
+            err |= midint_cl.clSetKernelArg(k, local_arg, sizeof(cl_mem), io ? (void *)&io : NULL);
         }
-    err |= cl.clSetKernelArg(k, local_arg, kd->shared_bytes, NULL);
+    err |= midint_cl.clSetKernelArg(k, local_arg, kd->shared_bytes, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clSetKernelArg");
     size_t local = kd->block, global = (size_t)l->grid * kd->block;
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
-    err = cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    err = midint_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueNDRangeKernel");
 }
 
 static midint_status ocl_synchronize(midint_context *ctx, void *stream)
 {
-    cl_int err = cl.clFinish(stream ? (cl_command_queue)stream : STATE(ctx)->queue);
+    cl_int err = midint_cl.clFinish(stream ? (cl_command_queue)stream : STATE(ctx)->queue);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clFinish");
 }
 
@@ -571,20 +344,20 @@ static size_t ocl_buffer_bytes(midint_context *ctx, const void *buf)
 {
     size_t size = 0;
     (void)ctx;
-    return cl.clGetMemObjectInfo((cl_mem)buf, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS ? size : 0;
+    return midint_cl.clGetMemObjectInfo((cl_mem)buf, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS ? size : 0;
 }
 
 static midint_status ocl_copy(midint_context *ctx, void *dst, const void *src, size_t bytes, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
-    cl_int err = cl.clEnqueueCopyBuffer(q, (cl_mem)src, (cl_mem)dst, 0, 0, bytes, 0, NULL, NULL);
+    cl_int err = midint_cl.clEnqueueCopyBuffer(q, (cl_mem)src, (cl_mem)dst, 0, 0, bytes, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBuffer");
 }
 
 static midint_status ocl_fill(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
-    cl_int err = cl.clEnqueueFillBuffer(q, (cl_mem)buf, &value, sizeof value, 0, bytes, 0, NULL, NULL);
+    cl_int err = midint_cl.clEnqueueFillBuffer(q, (cl_mem)buf, &value, sizeof value, 0, bytes, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueFillBuffer");
 }
 
@@ -593,9 +366,9 @@ static cl_mem parent_of(cl_mem m, size_t *offset)
 {
     cl_mem parent = NULL;
     *offset = 0;
-    if (cl.clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent)
+    if (midint_cl.clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent)
         return m;
-    cl.clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *offset, offset, NULL);
+    midint_cl.clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *offset, offset, NULL);
     return parent;
 }
 
@@ -606,7 +379,7 @@ static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_pi
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
     size_t src_origin[3] = {0, 0, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
     cl_mem s = parent_of((cl_mem)src, &src_origin[0]), d = parent_of((cl_mem)dst, &dst_origin[0]);
-    cl_int err = cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch, 0, 0,
+    cl_int err = midint_cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch, 0, 0,
                                             NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBufferRect");
 }
@@ -639,7 +412,7 @@ static midint_status ocl_pipe_stream(midint_context *ctx, unsigned i, void **str
     cl_state *s = STATE(ctx);
     if (!s->pipe[i]) {
         cl_int err;
-        s->pipe[i] = cl.clCreateCommandQueue(s->context, s->device, 0, &err);
+        s->pipe[i] = midint_cl.clCreateCommandQueue(s->context, s->device, 0, &err);
         if (!s->pipe[i])
             return cl_failed(ctx, err, "clCreateCommandQueue");
     }
@@ -651,7 +424,7 @@ static midint_status ocl_sub_buffer(midint_context *ctx, void *buf, size_t offse
 {
     cl_buffer_region region = {offset, bytes};
     cl_int err;
-    cl_mem m = cl.clCreateSubBuffer((cl_mem)buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    cl_mem m = midint_cl.clCreateSubBuffer((cl_mem)buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
     if (!m)
         return cl_failed(ctx, err, "clCreateSubBuffer");
     *out = m;
@@ -661,13 +434,13 @@ static midint_status ocl_sub_buffer(midint_context *ctx, void *buf, size_t offse
 static void ocl_sub_release(midint_context *ctx, void *sub)
 {
     (void)ctx;
-    cl.clReleaseMemObject((cl_mem)sub); /* the implementation keeps it until the commands that use it are done */
+    midint_cl.clReleaseMemObject((cl_mem)sub); /* the implementation keeps it until the commands that use it are done */
 }
 
 static midint_status ocl_upload_async(midint_context *ctx, void *buf, size_t offset, const void *host, size_t bytes,
                                       void *stream)
 {
-    cl_int err = cl.clEnqueueWriteBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
+    cl_int err = midint_cl.clEnqueueWriteBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
                                          NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueWriteBuffer");
 }
@@ -675,7 +448,7 @@ static midint_status ocl_upload_async(midint_context *ctx, void *buf, size_t off
 static midint_status ocl_download_async(midint_context *ctx, void *host, const void *buf, size_t offset,
                                         size_t bytes, void *stream)
 {
-    cl_int err = cl.clEnqueueReadBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
+    cl_int err = midint_cl.clEnqueueReadBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
                                         NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
 }
@@ -685,20 +458,20 @@ static midint_status ocl_fence_mark(midint_context *ctx, unsigned i, void *strea
 {
     cl_state *s = STATE(ctx);
     cl_event ev = NULL;
-    cl_int err = cl.clEnqueueMarkerWithWaitList(queue_of(ctx, stream), 0, NULL, &ev);
+    cl_int err = midint_cl.clEnqueueMarkerWithWaitList(queue_of(ctx, stream), 0, NULL, &ev);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clEnqueueMarkerWithWaitList");
     if (s->fence[i])
-        cl.clReleaseEvent(s->fence[i]);
+        midint_cl.clReleaseEvent(s->fence[i]);
     s->fence[i] = ev;
-    err = cl.clFlush(queue_of(ctx, stream));
+    err = midint_cl.clFlush(queue_of(ctx, stream));
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clFlush");
 }
 
 static midint_status ocl_fence_wait(midint_context *ctx, void *stream, unsigned i)
 {
     cl_state *s = STATE(ctx);
-    cl_int err = s->fence[i] ? cl.clEnqueueBarrierWithWaitList(queue_of(ctx, stream), 1, &s->fence[i], NULL)
+    cl_int err = s->fence[i] ? midint_cl.clEnqueueBarrierWithWaitList(queue_of(ctx, stream), 1, &s->fence[i], NULL)
                              : CL_SUCCESS;
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueBarrierWithWaitList");
 }
@@ -706,7 +479,7 @@ static midint_status ocl_fence_wait(midint_context *ctx, void *stream, unsigned 
 static midint_status ocl_fence_sync(midint_context *ctx, unsigned i)
 {
     cl_state *s = STATE(ctx);
-    cl_int err = s->fence[i] ? cl.clWaitForEvents(1, &s->fence[i]) : CL_SUCCESS;
+    cl_int err = s->fence[i] ? midint_cl.clWaitForEvents(1, &s->fence[i]) : CL_SUCCESS;
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clWaitForEvents");
 }
 
@@ -738,6 +511,6 @@ const char *midint_opencl_warps(const midint_context *ctx)
 {
     if (!ctx || ctx->ops != &midint_backend_opencl)
         return NULL;
-    choose_warps(STATE(ctx));
-    return warp_spelling_names[STATE(ctx)->warps];
+    midint_ocl_choose_warps(STATE(ctx));
+    return midint_ocl_warp_names[STATE(ctx)->warps];
 }

@@ -165,6 +165,7 @@ struct midint_context {
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
     const midint_variant *corrupt;  /* test hook MIDINT_TEST_CORRUPT: this variant's results are spoiled */
     unsigned char *refused;         /* per registry entry: its kernels were turned down by the device (kernels_run) */
+    char refusal[MIDINT_MSG_LEN];   /* why the last one was: said when no variant is left for a call */
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
     unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open */

@@ -292,6 +292,7 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
             return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "out of host memory");
         ctx->refused[*out - midint_registry] = 1;   /* midint_variant_fits now says no: each variant at most once */
+        snprintf(ctx->refusal, sizeof ctx->refusal, "%s", ctx->msg);
         if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
             st = dispatch(ctx, op, n, count, out);
     }
@@ -347,8 +348,10 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     for (int i = 0; i < k && !best; i++)
         best = default_choice(ctx, op, n, count, order[i]);
     if (!best)
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device",
-                           ctx->ops->name, midint_op_name(op), 32u * n);
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device%s%.300s%s",
+                           ctx->ops->name, midint_op_name(op), 32u * n,
+                           ctx->refusal[0] ? " (the last it turned down: " : "", ctx->refusal,
+                           ctx->refusal[0] ? ")" : "");
     *out = best;
     return MIDINT_OK;
 }
