@@ -23,10 +23,10 @@ static void load_icd(void)
         snprintf(cl_load_error, sizeof cl_load_error, "no OpenCL ICD loader (libOpenCL.so.1) could be loaded");
         return;
     }
-#define X(f)                                                                                                   \
-    if (!(*(void **)&midint_cl.f = dlsym(h, #f))) {                                                                   \
-        snprintf(cl_load_error, sizeof cl_load_error, "the OpenCL loader lacks %s", #f);                       \
-        return;                                                                                                \
+#define X(f)                                                                                                       \
+    if (!(*(void **)&midint_cl.f = dlsym(h, #f))) {                                                                \
+        snprintf(cl_load_error, sizeof cl_load_error, "the OpenCL loader lacks %s", #f);                           \
+        return;                                                                                                    \
     }
     CL_FUNCS(X)
 #undef X
@@ -159,11 +159,12 @@ static void ocl_free(midint_context *ctx, void *buf)
 static midint_status ocl_host_alloc(midint_context *ctx, size_t bytes, void **ptr, void **handle)
 {
     cl_int err;
-    cl_mem m = midint_cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    cl_mem m = midint_cl.clCreateBuffer(STATE(ctx)->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
+                                        &err);
     if (!m)
         return cl_failed(ctx, err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
-    void *p = midint_cl.clEnqueueMapBuffer(STATE(ctx)->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
-                                    NULL, &err);
+    void *p = midint_cl.clEnqueueMapBuffer(STATE(ctx)->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                           NULL, NULL, &err);
     if (!p) {
         midint_cl.clReleaseMemObject(m);
         return cl_failed(ctx, err, "clEnqueueMapBuffer");
@@ -192,6 +193,12 @@ static midint_status ocl_download(midint_context *ctx, void *host, const void *b
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
 }
 
+/* How program i is spelled: the context's warps, or local memory once its own build with them did not fit. */
+static warp_spelling program_warps(const cl_state *s, int i)
+{
+    return s->plain[i] ? WARPS_LOCAL : s->warps;
+}
+
 /* Build program i on first use; the build log's start goes into the message on failure. `who` names the kernel.
  * A program that does not build with the device's warp primitives is built with local-memory ones. */
 static midint_status get_program(midint_context *ctx, int i, const char *who, cl_program *out)
@@ -203,7 +210,7 @@ static midint_status get_program(midint_context *ctx, int i, const char *who, cl
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: MIDINT_OPENCL_WARPS=%s: %s",
                                getenv("MIDINT_OPENCL_WARPS"), s->warps_error);
         const char *srcs[2] = {midint_opencl_common, midint_opencl_programs[i]};
-        warp_spelling w = s->plain[i] ? WARPS_LOCAL : s->warps;
+        warp_spelling w = program_warps(s, i);
         cl_int err;
         cl_program p = midint_ocl_build(s, srcs, w, &err);
         if (p && err != CL_SUCCESS && w != WARPS_LOCAL && !s->forced_warps) {
@@ -258,15 +265,16 @@ static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_
             return cl_failed(ctx, err, "clCreateKernel");
         size_t wg = 0;
         midint_cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-        const char *cap = getenv("MIDINT_TEST_KERNEL_WG"); /* test hook: as if kernels allowed at most this many */
-        if (cap && atoi(cap) > 0 && (!wg || wg > (size_t)atoi(cap)))
-            wg = (size_t)atoi(cap);
+        const char *hook = getenv("MIDINT_TEST_KERNEL_WG"); /* test hook: as if kernels allowed at most this many */
+        size_t cap = hook ? strtoul(hook, NULL, 10) : 0;
+        if (cap && (!wg || wg > cap))
+            wg = cap;
         if (wg && wg < k->block) {
             s->block_refused = 1;
             midint_cl.clReleaseKernel(kern);
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "OpenCL: %s needs %u work-items per group; the device "
                                "allows %zu for it (built with %s)", k->name, k->block, wg,
-                               midint_ocl_build_options(s, s->plain[src->program] ? WARPS_LOCAL : s->warps));
+                               midint_ocl_build_options(s, program_warps(s, src->program)));
         }
         s->kernels[k->impl] = kern;
     }
@@ -366,7 +374,8 @@ static cl_mem parent_of(cl_mem m, size_t *offset)
 {
     cl_mem parent = NULL;
     *offset = 0;
-    if (midint_cl.clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent)
+    if (midint_cl.clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS ||
+        !parent)
         return m;
     midint_cl.clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof *offset, offset, NULL);
     return parent;
@@ -379,8 +388,8 @@ static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_pi
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
     size_t src_origin[3] = {0, 0, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
     cl_mem s = parent_of((cl_mem)src, &src_origin[0]), d = parent_of((cl_mem)dst, &dst_origin[0]);
-    cl_int err = midint_cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch, 0, 0,
-                                            NULL, NULL);
+    cl_int err = midint_cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch,
+                                                   0, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBufferRect");
 }
 
@@ -440,16 +449,16 @@ static void ocl_sub_release(midint_context *ctx, void *sub)
 static midint_status ocl_upload_async(midint_context *ctx, void *buf, size_t offset, const void *host, size_t bytes,
                                       void *stream)
 {
-    cl_int err = midint_cl.clEnqueueWriteBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
-                                         NULL);
+    cl_int err = midint_cl.clEnqueueWriteBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0,
+                                                NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueWriteBuffer");
 }
 
 static midint_status ocl_download_async(midint_context *ctx, void *host, const void *buf, size_t offset,
                                         size_t bytes, void *stream)
 {
-    cl_int err = midint_cl.clEnqueueReadBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0, NULL,
-                                        NULL);
+    cl_int err = midint_cl.clEnqueueReadBuffer(queue_of(ctx, stream), (cl_mem)buf, CL_FALSE, offset, bytes, host, 0,
+                                               NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueReadBuffer");
 }
 

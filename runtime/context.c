@@ -21,21 +21,23 @@ static const char *backend_label(midint_backend b)
 
 midint_status midint_find_max_bits(midint_context *ctx)
 {
-    if (!ctx->expr_fused_max && !(ctx->expr_fused_max = calloc(midint_exprs_count + 1, sizeof *ctx->expr_fused_max)))
+    if (!ctx->expr_limits && !(ctx->expr_limits = calloc(midint_exprs_count + 1, sizeof *ctx->expr_limits)))
         return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
     memset(ctx->max_bits, 0, sizeof ctx->max_bits);
-    memset(ctx->expr_fused_max, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_fused_max);
+    memset(ctx->expr_limits, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_limits);
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
         if (v->backend != ctx->ops->id || !midint_variant_fits(ctx, v))
             continue;
         uint32_t *max = (unsigned)v->op < MIDINT_OP_COUNT_ ? &ctx->max_bits[v->op]
                         : (unsigned)v->op - MIDINT_OP_EXPR0 < midint_exprs_count
-                            ? &ctx->expr_fused_max[v->op - MIDINT_OP_EXPR0]
+                            ? &ctx->expr_limits[v->op - MIDINT_OP_EXPR0].fused
                             : NULL;
         if (max && v->bits > *max)
             *max = v->bits;
     }
+    for (size_t i = 0; i < midint_exprs_count; i++) /* from the operations' sizes, just found */
+        ctx->expr_limits[i].steps = midint_expr_steps_max_bits(ctx, &midint_exprs[i]);
     return MIDINT_OK;
 }
 
@@ -111,7 +113,7 @@ void midint_close(midint_context *ctx)
     }
     midint_tuning_free(ctx->tuning);
     free(ctx->refused);
-    free(ctx->expr_fused_max);
+    free(ctx->expr_limits);
     free(ctx);
 }
 

@@ -11,6 +11,12 @@
 #define MIDINT_DISPATCH_MEMO 8
 #define MIDINT_STEPS_SLOTS 24 /* temporaries of an expression step by step: values alive at once, at most */
 
+/* The largest size an expression runs on a context: through a fused kernel, and as separate calls, one per step
+ * (0: not at all). */
+typedef struct midint_expr_limits {
+    uint32_t fused, steps;
+} midint_expr_limits;
+
 /* What a backend does; one static instance per backend compiled in (backends.c lists them). */
 typedef struct midint_backend_ops {
     midint_backend id;
@@ -169,7 +175,7 @@ struct midint_context {
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
     unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open */
-    uint32_t *expr_fused_max;       /* per expression: the largest size a fused kernel of it serves here (expr.c) */
+    midint_expr_limits *expr_limits; /* per expression: the largest sizes it runs here (expr.c) */
     char tuning_status[MIDINT_MSG_LEN];
     char msg[MIDINT_MSG_LEN];
 };
@@ -181,8 +187,8 @@ midint_status midint_fail(midint_context *ctx, midint_status status, const char 
 #endif
     ;
 
-/* The largest size each operation's and each expression's variants serve on this device (max_bits,
- * expr_fused_max): at open, and again when the device turns a variant down. */
+/* The largest size each operation and each expression runs on this device (max_bits, expr_limits): at open, and
+ * again when the device turns a variant down. */
 midint_status midint_find_max_bits(midint_context *ctx);
 
 /* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */

@@ -29,10 +29,10 @@ static midint_op op_of(const midint_expr_desc *d)
     return (midint_op)(MIDINT_OP_EXPR0 + (unsigned)(d - midint_exprs));
 }
 
-/* The largest size a fused kernel of d serves on this context (0: none), worked out at open (context.c). */
-static unsigned fused_max_bits(const midint_context *ctx, const midint_expr_desc *d)
+/* The largest sizes d runs on this context, fused and step by step, worked out at open (context.c). */
+static midint_expr_limits limits(const midint_context *ctx, const midint_expr_desc *d)
 {
-    return ctx->expr_fused_max ? ctx->expr_fused_max[d - midint_exprs] : 0;
+    return ctx->expr_limits ? ctx->expr_limits[d - midint_exprs] : (midint_expr_limits){0, 0};
 }
 
 unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
@@ -40,8 +40,8 @@ unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
     const midint_expr_desc *d = midint_expr_find(name);
     if (!ctx || !d)
         return 0;
-    unsigned fused = fused_max_bits(ctx, d), steps = midint_expr_steps_max_bits(ctx, d);
-    return fused > steps ? fused : steps;
+    midint_expr_limits l = limits(ctx, d);
+    return l.fused > l.steps ? l.fused : l.steps;
 }
 
 /* Whether a call of d at `bits` runs step by step (expr_steps.c): where no fused kernel serves the size, or
@@ -49,8 +49,8 @@ unsigned midint_expr_max_bits(const midint_context *ctx, const char *name)
  * asks for it. */
 static int use_steps(const midint_context *ctx, const midint_expr_desc *d, unsigned bits)
 {
-    return (ctx->test_expr_steps || ctx->forced_steps || bits > fused_max_bits(ctx, d)) &&
-           bits <= midint_expr_steps_max_bits(ctx, d);
+    midint_expr_limits l = limits(ctx, d);
+    return (ctx->test_expr_steps || ctx->forced_steps || bits > l.fused) && bits <= l.steps;
 }
 
 /* One call, checked: the expression, its op code, the buffers (outputs, then inputs: the kernel's io order). */
@@ -113,13 +113,12 @@ static midint_status check_expr(midint_context *ctx, const char *fn, const char 
     if (bits == 0 || bits % 32)
         return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", fn,
                            bits);
-    /* the steps' maximum (a scan of the registry per step) only where no fused kernel serves: calls are short */
-    unsigned fused = fused_max_bits(ctx, d);
-    if (bits > fused && bits > midint_expr_steps_max_bits(ctx, d))
+    midint_expr_limits l = limits(ctx, d);
+    if (bits > l.fused && bits > l.steps)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' on "
                            "the %s backend is %u (fused kernels up to %u bits, then its steps as separate calls as far "
                            "as their operations go; make gen SIZES=...)", fn, bits, d->name, ctx->ops->name,
-                           midint_expr_max_bits(ctx, name), fused);
+                           midint_expr_max_bits(ctx, name), l.fused);
     size_t n = bits / 32;
     if (count > SIZE_MAX / 4 / n / 2 || count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, count);

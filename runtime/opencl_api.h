@@ -12,14 +12,14 @@
 
 /* The OpenCL entry points we use, loaded from the ICD loader so that the library also works (with the
  * CUDA backend) on machines that have no OpenCL installed. */
-#define CL_FUNCS(X)                                                                                          \
-    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clReleaseContext)          \
-    X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                 \
-    X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)            \
-    X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)      \
+#define CL_FUNCS(X)                                                                                                \
+    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clReleaseContext)                \
+    X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                       \
+    X(clEnqueueWriteBuffer) X(clEnqueueReadBuffer) X(clCreateProgramWithSource) X(clBuildProgram)                  \
+    X(clGetProgramBuildInfo) X(clCreateKernel) X(clReleaseKernel) X(clReleaseProgram) X(clSetKernelArg)            \
     X(clEnqueueNDRangeKernel) X(clFinish) X(clGetKernelWorkGroupInfo) X(clEnqueueCopyBuffer) X(clGetMemObjectInfo) \
-    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)          \
-    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)                       \
+    X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) X(clReleaseEvent) X(clWaitForEvents)            \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clCreateSubBuffer) X(clFlush)                               \
     X(clEnqueueFillBuffer) X(clEnqueueCopyBufferRect)
 
 typedef struct midint_cl_api {
@@ -64,10 +64,7 @@ typedef struct cl_state {
 
 #define STATE(ctx) ((cl_state *)(ctx)->be)
 
-/* opencl_warps.c: the device's extension string (freed by the caller) or NULL, and whether it names `name` */
-char *midint_ocl_device_extensions(cl_device_id dev);
-int midint_ocl_has_ext(const char *exts, const char *name);
-/* The build options of spelling w (in a buffer of the calling thread's). */
+/* opencl_warps.c. The build options of spelling w (in a buffer of the calling thread's). */
 const char *midint_ocl_build_options(const cl_state *s, warp_spelling w);
 /* A program from its sources (the common prelude, then its own), built with spelling w. */
 cl_program midint_ocl_build(cl_state *s, const char *const *srcs, warp_spelling w, cl_int *err);

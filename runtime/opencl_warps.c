@@ -7,10 +7,10 @@
 #include "launch.h"
 #include "opencl_api.h"
 
-
 const char *const midint_ocl_warp_names[] = {"local", "subgroups", "ptx"};
 
-char *midint_ocl_device_extensions(cl_device_id dev)
+/* The device's extension string (freed by the caller), or NULL. */
+static char *device_extensions(cl_device_id dev)
 {
     size_t len = 0;
     char *exts = NULL;
@@ -22,7 +22,7 @@ char *midint_ocl_device_extensions(cl_device_id dev)
     return exts;
 }
 
-int midint_ocl_has_ext(const char *exts, const char *name)
+static int has_ext(const char *exts, const char *name)
 {
     size_t len = strlen(name);
     for (const char *p = exts; p && (p = strstr(p, name)) != NULL; p += len)
@@ -63,8 +63,9 @@ int midint_ocl_warps_fit(const cl_state *s, cl_kernel k, warp_spelling w, size_t
     if (w != WARPS_SUBGROUPS)
         return 1;
     size_t sg = 0;
-    if (!midint_cl_sub_group_info || midint_cl_sub_group_info(k, s->device, MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-                                                sizeof block, &block, sizeof sg, &sg, NULL) != CL_SUCCESS)
+    if (!midint_cl_sub_group_info ||
+        midint_cl_sub_group_info(k, s->device, MIDINT_CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof block, &block,
+                                 sizeof sg, &sg, NULL) != CL_SUCCESS)
         return 0;
     return sg >= 32 && sg % 32 == 0 && block % sg == 0;
 }
@@ -80,20 +81,21 @@ static warp_spelling offered_warps(cl_state *s)
     midint_cl.clGetDeviceInfo(s->device, CL_DEVICE_OPENCL_C_VERSION, sizeof cver - 1, cver, NULL);
     int major = cver[9] >= '1' && cver[9] <= '9' ? cver[9] - '0' : 1; /* "OpenCL C X.Y ..." */
     snprintf(s->c_std, sizeof s->c_std, "%s", major >= 3 ? "CL3.0" : major == 2 ? "CL2.0" : "CL1.2");
-    char *exts = midint_ocl_device_extensions(s->device);
+    char *exts = device_extensions(s->device);
     const char *e = exts ? exts : "";
     warp_spelling w = WARPS_LOCAL;
     cl_uint warp = 0;
     size_t sizes[32], got = 0;
-    if (midint_ocl_has_ext(e, "cl_nv_device_attribute_query") &&
+    if (has_ext(e, "cl_nv_device_attribute_query") &&
         midint_cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp, NULL) == CL_SUCCESS &&
         warp == 32)
         w = WARPS_PTX;
-    else if (midint_ocl_has_ext(e, "cl_khr_subgroup_shuffle") && midint_ocl_has_ext(e, "cl_khr_subgroup_ballot") &&
-             (midint_ocl_has_ext(e, "cl_khr_subgroups") || major >= 3) && midint_cl_sub_group_info)
+    else if (has_ext(e, "cl_khr_subgroup_shuffle") && has_ext(e, "cl_khr_subgroup_ballot") &&
+             (has_ext(e, "cl_khr_subgroups") || major >= 3) && midint_cl_sub_group_info)
         w = WARPS_SUBGROUPS;
-    if (midint_ocl_has_ext(e, "cl_intel_required_subgroup_size") &&
-        midint_cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) == CL_SUCCESS)
+    if (has_ext(e, "cl_intel_required_subgroup_size") &&
+        midint_cl.clGetDeviceInfo(s->device, MIDINT_CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof sizes, sizes, &got) ==
+            CL_SUCCESS)
         for (size_t i = 0; i < got / sizeof *sizes && i < 32; i++)
             s->sub_group_attr |= sizes[i] == 32;
     free(exts);
@@ -137,7 +139,8 @@ static int probe_warps(cl_state *s, warp_spelling w)
         snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel did not build (error %d): %s", (int)err, log);
     }
     cl_kernel k = p && err == CL_SUCCESS ? midint_cl.clCreateKernel(p, "midint_probe_warps", &err) : NULL;
-    cl_mem out = k ? midint_cl.clCreateBuffer(s->context, CL_MEM_READ_WRITE, 4 * ITEMS * sizeof(cl_uint), NULL, &err) : NULL;
+    cl_mem out =
+        k ? midint_cl.clCreateBuffer(s->context, CL_MEM_READ_WRITE, 4 * ITEMS * sizeof(cl_uint), NULL, &err) : NULL;
     if (out && midint_ocl_warps_fit(s, k, w, 64)) {
         size_t local = 64, global = ITEMS;
         cl_uint got[4 * ITEMS];

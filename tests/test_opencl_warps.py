@@ -2,14 +2,14 @@
 kernel family that passes words between lanes run against GMP on an OpenCL implementation that has sub-groups."""
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import (assert_all_ok, device_refusal, driver_env, read_variants, require_backend, run_driver,
+from conftest import (assert_all_ok, device_refusal, read_variants, require_backend, run_driver,
                       skip_if_device_refuses)
-from test_expr import CHECK_EXPR, expr_variants, variant_cases
+from test_expr import expr_variants, variant_cases
+from test_expr import run as run_expr
 from test_variants import cases_for
 
 # An OpenCL implementation whose warp primitives the runtime can use, as the path of its ICD library, and the spelling
@@ -132,8 +132,6 @@ def test_expression_variants_with_subgroups():
     for v in vs:
         name = v["op"][len("expr_"):]
         cases = variant_cases(v, name)
-        proc = subprocess.run([str(CHECK_EXPR), "--backend", "opencl", "--variant", v["name"]],
-                              input="\n".join(cases) + "\n", capture_output=True, text=True, timeout=900,
-                              env=driver_env(**env))
+        proc = run_expr(["--backend", "opencl", "--variant", v["name"]], cases, env=env)
         if not device_refusal(proc):
             assert_all_ok(proc, cases)
