@@ -14,7 +14,7 @@ variants of several sizes share it (an "engine").
 
 from dataclasses import dataclass
 
-from . import expr_plan, ntt, ntt_plan
+from . import expr_plan, ntt, ntt_plan, ops
 from .variant import Variant
 
 WARP = 32
@@ -145,17 +145,29 @@ def tile_resident(v: Variant, tp) -> int:
     return ntt_plan.REGISTERS_PER_SM // (TILE_REGISTER_CAP * v.grid) if live <= TILE_CAP_WORDS else 0
 
 
+def map_kernel(block: int, q: int) -> GridKernel:
+    """Word-wise operations (the map family): Q words per thread of the batch's flat array, no shared memory."""
+    return GridKernel("map", 0, "kernel_map.j2", block, 0, block * q, False)
+
+
 def is_expr(v: Variant) -> bool:
     return v.op.startswith("expr_")
 
 
+def is_map(v: Variant) -> bool:
+    """A word-wise operation (its row gives the word, or it is a shift): the map family's."""
+    return v.op in ops.BY_NAME and "map" in ops.BY_NAME[v.op].families
+
+
 def plan_kind(v: Variant) -> str:
     """The runtime's midint_plan_kind of a grid variant (lower case)."""
-    return "ntt_grid" if v.ntt else "expr_grid" if is_expr(v) else "addsub_grid"
+    return "ntt_grid" if v.ntt else "expr_grid" if is_expr(v) else "map" if is_map(v) else "addsub_grid"
 
 
 def kernels(v: Variant) -> list[GridKernel]:
     """The kernels of v's engine, in a fixed order."""
+    if is_map(v):
+        return [map_kernel(v.grid, v.q)]
     if is_expr(v):
         return [expr_tile_kernel(v), fixup_kernel(v.grid, v.grid * v.chunk_words)]
     if v.ntt is None:
@@ -169,7 +181,7 @@ def engine(v: Variant) -> str:
     """The name of v's engine: the fields its kernels depend on (not the size). mul and mullo share one."""
     kind = "ntt" if v.ntt is not None else v.op
     nt = f"_p{v.ntt[0]}b{v.ntt[1]}" if v.ntt else ""
-    return f"{kind}_grid_{v.limb}_q{v.q}{nt}_g{v.grid}_{v.backend}"
+    return f"{kind}_{'map' if is_map(v) else 'grid'}_{v.limb}_q{v.q}{nt}_g{v.grid}_{v.backend}"
 
 
 def shared_bytes(k: GridKernel, backend: str) -> int:
@@ -190,6 +202,8 @@ def render_context(v: Variant, k: GridKernel) -> dict:
     """Everything a grid kernel's template needs beyond the variant and the kernel."""
     ctx = dict(k=k, R=v.q, Q=v.q, mode=v.op, TL=ntt_plan.TABLE_LENGTH, LOG_MAX=LOG_MAX, LO_BITS=LO_BITS,
                GRID_BASE=GRID_TABLE_BASE, GRID_STRIDE=GRID_TABLE_STRIDE, grid_off=grid_table_offsets())
+    if is_map(v):   # the row's word expression (None for the shifts, which the template spells)
+        ctx["word"] = ops.BY_NAME[v.op].word
     if is_expr(v):   # additions only: the tiles' sums, and the fix-up of their (carry, margin) functions
         tp = expr_plan.tile_plan(v.op, v.grid, v.chunk_words)
         ctx.update(mode="linear", prog=expr_plan.program(v.op), tp=tp, lin_id=expr_plan.ID, RESIDENT=tile_resident(v, tp),

@@ -1,14 +1,14 @@
 """Render templates/ into the generated files: kernels for both backends, the registry and the variant list."""
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
 
-from . import grid_plan, ntt, ntt_plan
+from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import OPS, family_of, padded_words, shared_bytes
+from .space import family_of, padded_words, shared_bytes
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -38,6 +38,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["c_string"] = c_string
+    env.globals["zip"] = zip
     return env
 
 
@@ -98,6 +99,20 @@ def grid_kernels(env, v: Variant) -> list:
     return out
 
 
+def kernel_variant(v: Variant) -> Variant:
+    """The variant whose kernels v runs: itself, or where its operation borrows the family's kernels from another
+    operation (generator/ops.py, `borrows`: sqr's transforms are mul's), that operation's variant of the same point."""
+    row = ops.BY_NAME.get(v.op)
+    fam = family_of(v)
+    other = row.borrowed(fam.name) if row is not None and fam is not None else None
+    return replace(v, op=other) if other else v
+
+
+def op_code(op: str, expr_ops: list) -> int:
+    """The runtime's op code: the table's code, or past the table for the expressions (MIDINT_OP_EXPR0 + index)."""
+    return len(ops.OPERATIONS) + expr_ops.index(op) if op in expr_ops else ops.BY_NAME[op].code
+
+
 def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
     """Every generated file, as {relative path: text}. Nothing is written here. `exprs`: the expressions
     (generator/expr.py), whose variants' op is expr_NAME."""
@@ -105,24 +120,27 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
     files: dict[str, str] = {}
     kernels, by_name, entries = [], {}, []
     for v in variants:
+        kv = kernel_variant(v)   # a borrowed kernel is rendered (once) under its own operation's name
         if v.grid is not None:
-            ks = grid_kernels(env, v) if grid_plan.engine(v) + "_" not in by_name else []
+            ks = grid_kernels(env, kv) if grid_plan.engine(kv) + "_" not in by_name else []
             plan_kind = grid_plan.plan_kind(v)
         else:
-            fam = family_of(v)
-            src = env.get_template(fam.template).render(v=v, spad=padded_words(v.block * v.chunk_words),
-                                                        shared_bytes=shared_bytes(v), **fam.render_context(v))
-            role = "expr" if v.op.startswith("expr_") else "one_block"
-            ks = [Kernel(v.name, v.backend, role, 0, v.block, shared_bytes(v), 0, f"{v.op}_{v.bits}", v.name,
-                         src)]
+            fam = family_of(kv)
+            ks = []
+            if kv.name not in by_name:
+                src = env.get_template(fam.template).render(v=kv, spad=padded_words(kv.block * kv.chunk_words),
+                                                            shared_bytes=shared_bytes(kv), **fam.render_context(kv))
+                role = "expr" if kv.op.startswith("expr_") else "one_block"
+                ks = [Kernel(kv.name, kv.backend, role, 0, kv.block, shared_bytes(kv), 0, f"{kv.op}_{kv.bits}",
+                             kv.name, src)]
             plan_kind = "one_block"
         if ks:
             if v.grid is not None:
-                by_name[grid_plan.engine(v) + "_"] = list(range(len(kernels), len(kernels) + len(ks)))
+                by_name[grid_plan.engine(kv) + "_"] = list(range(len(kernels), len(kernels) + len(ks)))
             for k in ks:
                 by_name[k.name] = [len(kernels)]
                 kernels.append(k)
-        index = by_name[grid_plan.engine(v) + "_"] if v.grid is not None else by_name[v.name]
+        index = by_name[grid_plan.engine(kv) + "_"] if v.grid is not None else by_name[kv.name]
         entries.append(Entry(v=v, shared_bytes=shared_bytes(v), plan=plan_kind, kernels=index,
                              block=max(kernels[i].block for i in index)))
 
@@ -160,18 +178,42 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
     exprs = list(exprs)
     expr_ops = [e.op for e in exprs]
     programs = {e.op: (e.name, e.text()) for e in exprs}
-    # per (op, bits), sorted by op code then bits (the runtime searches them): what a format-2 table row names
-    op_code = lambda op: len(OPS) + expr_ops.index(op) if op in expr_ops else list(OPS).index(op)  # noqa: E731
-    sets = sorted(candidate_sets(lines, programs).items(), key=lambda kv: (op_code(kv[0][0]), kv[0][1]))
+    # per (op, bits), sorted by the runtime's op code then bits (it binary-searches them, runtime/registry.c): what a
+    # format-2 table row names
+    sets = sorted(candidate_sets(lines, programs).items(), key=lambda kv: (op_code(kv[0][0], expr_ops), kv[0][1]))
     files["registry.c"] = env.get_template("registry.c.j2").render(
         entries=entries, kernels=kernels, sizes=sizes, hash=registry_hash(lines, programs), programs=exprs,
         candidate_sets=sets,
-        op_c=lambda op: f"MIDINT_OP_EXPR0 + {expr_ops.index(op)}" if op in expr_ops else f"MIDINT_OP_{op.upper()}",
+        op_c=lambda op: f"MIDINT_OP_EXPR0 + {expr_ops.index(op)}" if op in expr_ops else ops.c_enum(ops.BY_NAME[op]),
         ntt_primes=ntt.find_primes(max(ntt.PRIME_SET_SIZES)), ntt_table_length=ntt_plan.TABLE_LENGTH,
         grid=grid_plan)
+    files.update(render_ops(env))
     files["SIZES"] = ",".join(str(s) for s in sizes) + "\n"
     files["EXPRS"] = ",".join(e.source for e in exprs) + "\n"   # reused, like SIZES, when templates change
     return files
+
+
+def render_ops(env, table=None) -> dict[str, str]:
+    """The files the table of operations makes (independent of the sizes and expressions): the public header's
+    operations and their descriptors, entry points and default rules."""
+    table = ops.OPERATIONS if table is None else table
+    ops.check(table)
+    names = lambda op: [p.name for p in op.params]  # noqa: E731
+    helpers = dict(
+        ops=table, c_enum=ops.c_enum, c_params=ops.c_params, rules=default_rules.RULES,
+        rule_fields=default_rules.FIELDS, c_value=default_rules.c_value,
+        rule_index={r.name: i for i, r in enumerate(default_rules.RULES)},
+        kind=lambda p: "MIDINT_PARAM_SCALAR" if isinstance(p, ops.Scalar) else
+        "MIDINT_PARAM_OUTPUT" if p.output else "MIDINT_PARAM_INPUT",
+        words=lambda p: (0, 0) if isinstance(p, ops.Scalar) else p.words,
+        flag=lambda p, f: int(bool(getattr(p, f, False))),
+        fallback=lambda op, p: names(op).index(p.fallback) if getattr(p, "fallback", None) else -1,
+        in_place=lambda op, p: sum(1 << names(op).index(i) for o, i in op.in_place if o == p.name),
+        slots=lambda p: " | ".join(f"MIDINT_SLOT_{s.upper()}" for s in ((p.slot,) if isinstance(p, ops.Scalar)
+                                                                       else p.slots)),
+    )
+    return {"midint_ops.h": env.get_template("midint_ops.h.j2").render(**helpers),
+            "ops_table.c": env.get_template("ops_table.c.j2").render(**helpers)}
 
 
 # Files in generated/ that are committed and survive regeneration.

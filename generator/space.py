@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Callable
 
-from . import expr_lanes_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, owner_plan
+from . import expr_lanes_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, ops, owner_plan, sqr_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -30,9 +30,10 @@ class Constraint:
 
 @dataclass(frozen=True)
 class OpFamily:
-    """Operations sharing one kernel template, one resource model and their own constraints."""
+    """Operations sharing one kernel template, one resource model and their own constraints. Which operations a family
+    generates is said by the operations' rows (generator/ops.py, `families`), under the family's `name`."""
 
-    ops: tuple[str, ...]
+    name: str
     template: str
     limbs: tuple[str, ...]
     qs: tuple[int, ...]
@@ -56,6 +57,15 @@ class OpFamily:
     # tuner weighs, so one's unpruned variants must not remove the other's
     own_fallback: bool = False
 
+    @property
+    def ops(self) -> tuple:
+        return tuple(op.name for op in ops.OPERATIONS if self.name in op.families)
+
+
+def full_product(v: Variant) -> bool:
+    """Whether v's operation writes the full product (2n words: mul, sqr), not a value mod 2^bits."""
+    return v.op in ops.BY_NAME and ops.BY_NAME[v.op].result.width == "2n"
+
 
 def padded_words(words: int) -> int:
     """Shared-memory words for `words` staged words: one pad word per 32 keeps chunk reads conflict-free."""
@@ -64,7 +74,7 @@ def padded_words(words: int) -> int:
 
 def region_limbs(v: Variant) -> int:
     """Classical multiplication: result limbs per region (a thread computes two regions)."""
-    return v.q if v.op == "mul" else v.q // 2
+    return v.q if full_product(v) else v.q // 2
 
 
 # Registers a multiplying thread keeps live: two region sums (RQ + 2 limbs each) and the window of RQ b limbs.
@@ -85,7 +95,7 @@ MAX_MUL_CHUNK_WORDS = 32
 MUL_MAX_BITS = 1 << 18
 
 ADDSUB = OpFamily(
-    ops=("add", "sub"),
+    name="addsub",
     template="kernel_addsub.j2",
     limbs=("u32", "u64"),
     qs=(1, 2, 4, 8, 16),
@@ -100,7 +110,7 @@ ADDSUB = OpFamily(
 )
 
 MUL = OpFamily(
-    ops=("mul", "mullo"),
+    name="mul",
     template="kernel_mul.j2",
     limbs=("u32", "u64"),
     qs=(2, 4, 8, 16, 32),
@@ -140,7 +150,7 @@ NTT_BOUND = Constraint("ntt_bound", "exactness: m (2^b - 1)^2 < P, the product o
                        lambda v: ntt.bound_holds(v.bits, *v.ntt))
 
 NTT = OpFamily(
-    ops=("mul", "mullo"),
+    name="ntt",
     template="kernel_ntt.j2",
     limbs=("u32",),
     qs=(16, 32),
@@ -182,7 +192,7 @@ def _grid_min_bits(v: Variant) -> bool:
 
 
 ADDSUB_GRID = OpFamily(
-    ops=("add", "sub"),
+    name="addsub_grid",
     template="",
     limbs=("u32",),
     qs=(8, 16),
@@ -197,7 +207,7 @@ ADDSUB_GRID = OpFamily(
 )
 
 NTT_GRID = OpFamily(
-    ops=("mul", "mullo"),
+    name="ntt_grid",
     template="",
     limbs=("u32",),
     qs=(8, 16),
@@ -244,7 +254,7 @@ def lanes_shared_words(v: Variant) -> int:
 LANES_MAX_LIVE_WORDS = 128
 LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
 LANES = OpFamily(
-    ops=("mul", "mullo"),
+    name="lanes",
     template="kernel_mul_lanes.j2",
     limbs=("u32",),
     qs=LANES_PIPELINE_QS + (32,),
@@ -294,7 +304,7 @@ LANES_K_MIN_BITS = 2048
 def lanes_k_shared_words(v: Variant) -> int:
     """The instances' terms (U, MA, MB with a pad word per chunk), and on OpenCL b's words, the passed words and a
     word per thread for the ballots."""
-    kp = lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul")
+    kp = lanes_plan.karatsuba_plan(v.lanes, v.q, full_product(v))
     m, c = kp.half_words, kp.chunk
     region = 8 * m + 8 * m // c
     exchange = (2 * v.q + 1) * v.block if v.backend == "opencl" else 0
@@ -302,7 +312,7 @@ def lanes_k_shared_words(v: Variant) -> int:
 
 
 LANES_K = OpFamily(
-    ops=("mul", "mullo"),
+    name="lanes_k",
     template="kernel_mul_lanes_k.j2",
     limbs=("u32",),
     qs=LANES_PIPELINE_QS,
@@ -311,7 +321,7 @@ LANES_K = OpFamily(
     karatsubas=(1,),
     shared_words=lanes_k_shared_words,
     render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, False),
-                              "kp": lanes_plan.karatsuba_plan(v.lanes, v.q, v.op == "mul"),
+                              "kp": lanes_plan.karatsuba_plan(v.lanes, v.q, full_product(v)),
                               "seg_masks": lanes_plan.segment_masks},
     multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_registers"))
@@ -336,7 +346,7 @@ LANES_K = OpFamily(
 # small batches and the tuner to weigh against ADDSUB (the default rule keeps ADDSUB, at the copy rate for full
 # batches). Up to 32 lanes x 32 words: 32768 bits.
 ADDSUB_LANES = OpFamily(
-    ops=("add", "sub"),
+    name="addsub_lanes",
     template="kernel_addsub_lanes.j2",
     limbs=("u32",),
     qs=(4, 8, 16, 32),
@@ -379,7 +389,7 @@ def _expr_widest(v: Variant) -> int:
 
 
 EXPR = OpFamily(
-    ops=(),                         # expr_NAME for every expression given to the generator (expr_plan.PROGRAMS)
+    name="expr",                    # expr_NAME for every expression given to the generator (expr_plan.PROGRAMS)
     template="kernel_expr.j2",
     limbs=("u32", "u64"),
     qs=(2, 4, 8, 16),
@@ -421,7 +431,7 @@ def lanes_owner_shared_words(v: Variant) -> int:
 
 
 LANES_OWNER = OpFamily(
-    ops=("mullo",),
+    name="lanes_owner",
     template="kernel_mullo_owner.j2",
     limbs=("u32",),
     qs=(8, 16),
@@ -453,7 +463,7 @@ EXPR_LANES_MAX_LIVE_WORDS = 168
 
 
 EXPR_LANES = OpFamily(
-    ops=(),                         # expr_NAME, as EXPR
+    name="expr_lanes",              # expr_NAME, as EXPR
     template="kernel_expr_lanes.j2",
     limbs=("u32",),
     qs=LANES_PIPELINE_QS,
@@ -503,7 +513,7 @@ LOW_PRODUCTS_RULE = ("the expression's steps are +, -, * (mod 2^bits) and consta
                      "products make double-width values; sums only run in registers)")   # expr_plan.low_products
 
 EXPR_OWNER = OpFamily(
-    ops=(),                         # expr_NAME, as EXPR
+    name="expr_owner",              # expr_NAME, as EXPR
     template="kernel_expr_owner.j2",
     limbs=("u32",),
     qs=LANES_OWNER.qs,
@@ -534,7 +544,7 @@ def _expr_ntt_context(v: Variant) -> dict:
 
 
 EXPR_NTT = OpFamily(
-    ops=(),                         # expr_NAME, as EXPR
+    name="expr_ntt",                # expr_NAME, as EXPR
     template="kernel_expr_ntt.j2",
     limbs=("u32",),
     qs=NTT.qs,
@@ -576,7 +586,7 @@ EXPR_GRID_MIN_BITS = 1 << 17
 EXPR_GRID_MAX_BITS = 1 << 27
 
 EXPR_GRID = OpFamily(
-    ops=(),                         # expr_NAME, as EXPR
+    name="expr_grid",               # expr_NAME, as EXPR
     template="",
     limbs=("u32",),
     qs=(16,),                       # the one-block sums' chunk (expr_region_size)
@@ -596,9 +606,103 @@ EXPR_GRID = OpFamily(
 )
 
 
+# The full square in registers (generator/sqr_plan.py, templates/kernel_sqr_thread.j2 and kernel_sqr_owner.j2,
+# lib_sqr.j2): each cross product once and each word square, n(n+1)/2 multiply-adds against mul's n^2. A staged thread
+# per instance (_t1: result blocks in order through a sliding window, doubled on the way out) for full batches at every
+# size, and mullo's owner scheme (_oL: four blocks of equal work per warp, joined by carry codes) for mid-size batches
+# at 4096-8192 bits; sqr_plan.py has the H200 measurements. tests/test_sqr_plan.py runs both schedules word by word.
+SQR_REGISTERS = Constraint("sqr_registers", f"a thread keeps at most {LANES_MAX_LIVE_WORDS} words live while it sums "
+                           "(7 Q + 1: a block, the sums E and O and the window; Q = 32 would spill)",
+                           lambda v: sqr_plan.sqr_live_words(v.q) <= LANES_MAX_LIVE_WORDS)
+SQR_EVEN_Q = Constraint("sqr_even_q", "Q is a multiple of 4 (16-byte accesses, even and odd sums of equal length, "
+                        "a block's word squares in two halves)", lambda v: v.q % 4 == 0)
+SQR_OWNER = OpFamily(
+    name="sqr_owner",
+    template="kernel_sqr_owner.j2",
+    limbs=("u32",),
+    qs=sqr_plan.OWNER_QS,
+    ipbs=(32, 64),
+    lanes=tuple(1 << i for i in range(6)),
+    owners=(True,),
+    shared_words=sqr_plan.owner_shared_words,
+    render_context=sqr_plan.owner_context,
+    multi_instance_blocks=(32, 64, 128, 256, 512, 1024),   # 32 L/2 threads per group of 32 instances
+    constraints=(
+        Constraint("sqr_owner_fit", f"L blocks x Q words are the instance exactly, L a power of two from 2 to "
+                   f"{LANES_MAX} (the schedule pairs blocks into L/2 warps)",
+                   lambda v: v.lanes * v.q == v.words and 2 <= v.lanes <= LANES_MAX
+                   and v.lanes & (v.lanes - 1) == 0),
+        SQR_EVEN_Q,
+        SQR_REGISTERS,
+        Constraint("sqr_owner_groups", "groups of 32 instances, one per lane of each warp",
+                   lambda v: v.ipb % WARP == 0),
+        Constraint("sqr_owner_min_bits", f"at least {sqr_plan.OWNER_MIN_BITS} bits (H200: below, the one-thread square "
+                   "or mul's lanes pipeline on a and a was faster at every batch size measured, 256 to 2^22 "
+                   "instances: 2048 bits, 4096 instances: w4 357, o8 322, t1 239 M/s; 16384: t1 923, o8 900; full "
+                   "batches: t1 2836, o4 2026)", lambda v: v.bits >= sqr_plan.OWNER_MIN_BITS, "prune"),
+        Constraint("sqr_owner_one_group", "one group of 32 instances per block, two where a group is one warp "
+                   "(H200: two groups per block ran 4-18% slower at 1024-4096 bits)",
+                   lambda v: v.ipb == WARP or v.lanes == 2, "prune"),
+        Constraint("sqr_owner_min_q", "at least 8 words per block (4 words: the loads and additions around each "
+                   "block product's 16 multiply-adds outnumber them)", lambda v: v.q >= 8, "prune"),
+    ),
+)
+SQR_THREAD = OpFamily(
+    name="sqr_thread",
+    template="kernel_sqr_thread.j2",
+    limbs=("u32",),
+    qs=sqr_plan.THREAD_QS,
+    ipbs=(sqr_plan.SQR_BLOCK // 2, sqr_plan.SQR_BLOCK),
+    lanes=(1,),
+    staged=(True,),
+    shared_words=sqr_plan.thread_shared_words,
+    render_context=sqr_plan.thread_context,
+    multi_instance_blocks=(sqr_plan.SQR_BLOCK // 2, sqr_plan.SQR_BLOCK),
+    constraints=(
+        Constraint("sqr_thread_fit", "one staged thread per instance (t1), its instance a whole number of blocks "
+                   f"of Q words, at most {sqr_plan.THREAD_MAX_WORDS} words (the staging's division by multiplication "
+                   "is exact there)", lambda v: v.lanes == 1 and v.staged and v.words % v.q == 0
+                   and v.words <= sqr_plan.THREAD_MAX_WORDS),
+        SQR_EVEN_Q,
+        SQR_REGISTERS,
+        Constraint("sqr_thread_q16", "16 words per block (H200: Q = 8 ran 8-18% slower at every size, 512 to 8192 "
+                   "bits: 19189 / 8245 / 2585 / 680 / 142 against 20906 / 10007 / 2836 / 778 / 166 M/s; Q = 4 only "
+                   "where nothing else divides the instance)", lambda v: v.q == 16, "prune"),
+        Constraint("sqr_thread_block", f"{sqr_plan.SQR_BLOCK} threads per block, or {sqr_plan.SQR_BLOCK // 2} where "
+                   "that packs more warps into an SM's shared memory (each warp holds its 32 instances' a: at 8192 bits 3 blocks "
+                   "of 2 warps against 1 of 4; H200: 166 against 131 M/s; equal at 2048 and 4096 bits)",
+                   sqr_plan.thread_block_best, "prune"),
+    ),
+)
+
+
+# Word-wise operations over the whole batch (templates/kernel_map.j2): bitwise operations and shifts. One kernel (role
+# map) reads and writes Q consecutive words of the flat array of count x n words per thread, so neither the size nor
+# the batch shapes its blocks: a "grid" family of one kernel, whose engine serves every size (generator/grid_plan.py).
+MAP_MAX_BITS = 1 << 31
+
+MAP = OpFamily(
+    name="map",
+    template="",
+    limbs=("u32",),
+    qs=(4, 8, 16),
+    ipbs=(1,),
+    grids=(256,),
+    constraints=(
+        Constraint("map_max_bits", f"at most {MAP_MAX_BITS} bits (32-bit word indices within an instance)",
+                   lambda v: v.bits <= MAP_MAX_BITS),
+        Constraint("map_q8", "8 words per thread (H200, 2^32 words: xor at Q = 4 / 8 / 16 ran 4317 / 4292 / 4291 GB/s, "
+                   "shl 4106 / 4163 / 4196 against the copy's 4140: every Q within 2%; one Q leaves the tuner nothing "
+                   "to time and compiles one kernel per operation)", lambda v: v.q == 8, "prune"),
+    ),
+)
+
+
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES)
-OPS = {op: tuple(fam for fam in FAMILIES if op in fam.ops) for fam in FAMILIES for op in fam.ops}
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER)
+FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
+# every built-in operation, in the table's order (its op codes), with the families its row names
+OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
 
 
 def families_for(op: str) -> tuple:
@@ -609,11 +713,12 @@ def families_for(op: str) -> tuple:
 
 
 def family_of(v: Variant) -> OpFamily | None:
-    """The family that generates v: its operation, NTT or not, grid or not."""
+    """The family that generates v: its operation, NTT or not, grid or not, its kind of lanes."""
     for fam in families_for(v.op):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
                 and (v.lanes is None) == (fam.lanes == (None,))
-                and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))):
+                and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))
+                and v.staged in fam.staged):
             return fam
     return None
 
@@ -681,7 +786,8 @@ def failed_constraint(v: Variant, kinds=("legal", "prune")) -> Constraint | None
 
 
 def candidates(op: str, bits: int, backend: str):
-    """Every point of the space for (op, bits, backend), legal or not."""
+    """Every point of the space for (op, bits, backend), legal or not: each family's own points (a point another family
+    of the operation owns by family_of, as the square's staged thread in the lanes family, is left to that one)."""
     for fam in families_for(op):
         for limb in fam.limbs:
             for q in fam.qs:
@@ -693,7 +799,9 @@ def candidates(op: str, bits: int, backend: str):
                                     for owner in fam.owners:
                                         for staged in fam.staged:
                                             for kara in fam.karatsubas:
-                                                yield Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb,
+                                                v = Variant(op=op, bits=bits, limb=limb, q=q, ipb=ipb,
                                                               backend=backend, ntt=choice, grid=grid, lanes=lanes,
                                                               across=across, owner=owner, staged=staged,
                                                               karatsuba=kara)
+                                                if family_of(v) is fam:
+                                                    yield v
