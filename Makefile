@@ -29,16 +29,16 @@ CUDA_HOME ?= $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(realpath $(NVCC))))
 HAVE_OPENCL := $(if $(NO_OPENCL),,$(shell printf '\#include <CL/cl.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1))
 
 BUILD := build
-ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime
-NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime \
+ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime -Igenerated
+NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime -Igenerated \
               $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
               -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
                runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c \
-               runtime/expr.c runtime/expr_steps.c
-GEN_SRC     := generated/registry.c
+               runtime/expr.c runtime/expr_steps.c runtime/hooks.c
+GEN_SRC     := generated/registry.c generated/ops_table.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
 RUNTIME_SRC += runtime/backend_opencl.c runtime/opencl_warps.c
@@ -88,7 +88,7 @@ lib/libmidint.so: $(OBJS)
 	@mkdir -p lib
 	$(CC) -shared -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: %.c runtime/midint.h runtime/context.h runtime/ops.h runtime/launch.h runtime/registry.h generated/.stamp $(CONFIG)
+$(BUILD)/%.o: %.c $(wildcard runtime/*.h) generated/.stamp $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -105,14 +105,16 @@ DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/e
 drivers: $(DRIVERS)
 
 # the measuring tool behind make tune and make bench (timing through the library: backend-neutral)
-$(BUILD)/tuning/measure: tuning/measure.c tuning/measure_host.c tuning/measure_host.h tests/drivers/cases.c \
-                         tests/drivers/cases.h lib/libmidint.so
-	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Ituning -o $@ $< tuning/measure_host.c tests/drivers/cases.c $(DRIVER_LIBS)
+DRIVER_COMMON := tests/drivers/cases.c tests/drivers/reference.c
+DRIVER_DEPS := $(DRIVER_COMMON) tests/drivers/cases.h tests/drivers/reference.h runtime/midint.h lib/libmidint.so
 
-$(BUILD)/tests/%: tests/drivers/%.c tests/drivers/cases.c tests/drivers/cases.h lib/libmidint.so
+$(BUILD)/tuning/measure: tuning/measure.c tuning/measure_host.c tuning/measure_host.h $(DRIVER_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< tests/drivers/cases.c $(DRIVER_LIBS)
+	$(CC) $(TEST_CFLAGS) -Ituning -o $@ $< tuning/measure_host.c $(DRIVER_COMMON) $(DRIVER_LIBS)
+
+$(BUILD)/tests/%: tests/drivers/%.c $(DRIVER_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(DRIVER_COMMON) $(DRIVER_LIBS)
 
 $(BUILD)/examples/%: examples/%.c lib/libmidint.so
 	@mkdir -p $(dir $@)
@@ -139,7 +141,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 lib/libmidint.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 lib/libmidint.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 runtime/midint.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 runtime/midint.h generated/midint_ops.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/share/midint
 	for t in tuning/tables/*.tune; do [ -e "$$t" ] && install -m 644 "$$t" $(DESTDIR)$(PREFIX)/share/midint/; done; true
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: midint\nDescription: batched big-integer arithmetic on GPUs\nVersion: 0.1.0\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lmidint\nLibs.private: %s\n' \

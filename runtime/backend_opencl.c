@@ -109,6 +109,8 @@ static midint_status ocl_open(midint_context *ctx, int device)
         s->plain = calloc(midint_opencl_program_count + 1, 1);
     }
     ctx->be = s;
+    if (s)
+        s->probe_fail = ctx->hooks.probe_fail;
     if (!s || !s->kernels || !s->programs || !s->plain) {
         ocl_close(ctx);
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "OpenCL: out of host memory");
@@ -265,8 +267,7 @@ static midint_status get_kernel(midint_context *ctx, const midint_kernel *k, cl_
             return cl_failed(ctx, err, "clCreateKernel");
         size_t wg = 0;
         midint_cl.clGetKernelWorkGroupInfo(kern, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-        const char *hook = getenv("MIDINT_TEST_KERNEL_WG"); /* test hook: as if kernels allowed at most this many */
-        size_t cap = hook ? strtoul(hook, NULL, 10) : 0;
+        size_t cap = ctx->hooks.kernel_wg; /* test hook: as if kernels allowed at most this many */
         if (cap && (!wg || wg > cap))
             wg = cap;
         if (wg && wg < k->block) {
@@ -327,7 +328,8 @@ static midint_status ocl_launch(midint_context *ctx, const midint_kernel *kd, co
             cl_mem io = (cl_mem)l->io[i];
             err |= midint_cl.clSetKernelArg(k, local_arg, sizeof(cl_mem), io ? (void *)&io : NULL);
         }
-    err |= midint_cl.clSetKernelArg(k, local_arg, kd->shared_bytes, NULL);
+    /* a local-memory argument must have a positive size: a kernel that uses none (the map family) gets 16 bytes */
+    err |= midint_cl.clSetKernelArg(k, local_arg, kd->shared_bytes ? kd->shared_bytes : 16u, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "clSetKernelArg");
     size_t local = kd->block, global = (size_t)l->grid * kd->block;
@@ -493,12 +495,36 @@ static midint_status ocl_fence_sync(midint_context *ctx, unsigned i)
 }
 
 const midint_backend_ops midint_backend_opencl = {
-    MIDINT_BACKEND_OPENCL, "opencl", ocl_open, ocl_close, ocl_alloc, ocl_free, ocl_upload, ocl_download,
-    ocl_launch, ocl_synchronize, ocl_aligned16, ocl_buffer_bytes, ocl_copy, ocl_timer_begin, ocl_timer_end,
-    ocl_host_alloc, ocl_host_free, NULL /* only midint_host_alloc's */,
-    ocl_pipe_stream, ocl_sub_buffer, ocl_sub_release, ocl_upload_async, ocl_download_async, ocl_fence_mark,
-    ocl_fence_wait, ocl_fence_sync, NULL /* kernels may not write a mapped buffer (OpenCL 1.2) */, ocl_fill,
-    ocl_copy_rect, ocl_kernels_run,
+    .id = MIDINT_BACKEND_OPENCL,
+    .name = "opencl",
+    .open = ocl_open,
+    .close = ocl_close,
+    .alloc = ocl_alloc,
+    .free = ocl_free,
+    .upload = ocl_upload,
+    .download = ocl_download,
+    .launch = ocl_launch,
+    .synchronize = ocl_synchronize,
+    .aligned16 = ocl_aligned16,
+    .buffer_bytes = ocl_buffer_bytes,
+    .copy = ocl_copy,
+    .timer_begin = ocl_timer_begin,
+    .timer_end = ocl_timer_end,
+    .host_alloc = ocl_host_alloc,
+    .host_free = ocl_host_free,
+    .host_locked = NULL, /* only midint_host_alloc's */
+    .pipe_stream = ocl_pipe_stream,
+    .sub_buffer = ocl_sub_buffer,
+    .sub_release = ocl_sub_release,
+    .upload_async = ocl_upload_async,
+    .download_async = ocl_download_async,
+    .fence_mark = ocl_fence_mark,
+    .fence_wait = ocl_fence_wait,
+    .fence_sync = ocl_fence_sync,
+    .host_alias = NULL, /* kernels may not write a mapped buffer (OpenCL 1.2) */
+    .fill = ocl_fill,
+    .copy_rect = ocl_copy_rect,
+    .kernels_run = ocl_kernels_run,
 };
 
 void *midint_opencl_context(const midint_context *ctx)

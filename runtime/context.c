@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "dispatch.h"
+#include "expr_steps.h"
+#include "host_pipe.h"
+#include "plan.h"
 
 #define DEFAULT_STAGING_BYTES ((size_t)1 << 30)
 
@@ -17,28 +20,6 @@ const midint_backend_ops *midint_backend_find(midint_backend id)
 static const char *backend_label(midint_backend b)
 {
     return b == MIDINT_BACKEND_CUDA ? "cuda" : b == MIDINT_BACKEND_OPENCL ? "opencl" : "auto";
-}
-
-midint_status midint_find_max_bits(midint_context *ctx)
-{
-    if (!ctx->expr_limits && !(ctx->expr_limits = calloc(midint_exprs_count + 1, sizeof *ctx->expr_limits)))
-        return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
-    memset(ctx->max_bits, 0, sizeof ctx->max_bits);
-    memset(ctx->expr_limits, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_limits);
-    for (size_t i = 0; i < midint_registry_size; i++) {
-        const midint_variant *v = &midint_registry[i];
-        if (v->backend != ctx->ops->id || !midint_variant_fits(ctx, v))
-            continue;
-        uint32_t *max = (unsigned)v->op < MIDINT_OP_COUNT_ ? &ctx->max_bits[v->op]
-                        : (unsigned)v->op - MIDINT_OP_EXPR0 < midint_exprs_count
-                            ? &ctx->expr_limits[v->op - MIDINT_OP_EXPR0].fused
-                            : NULL;
-        if (max && v->bits > *max)
-            *max = v->bits;
-    }
-    for (size_t i = 0; i < midint_exprs_count; i++) /* from the operations' sizes, just found */
-        ctx->expr_limits[i].steps = midint_expr_steps_max_bits(ctx, &midint_exprs[i]);
-    return MIDINT_OK;
 }
 
 static midint_status open_with(midint_context *ctx, const midint_backend_ops *ops, int device)
@@ -66,6 +47,11 @@ midint_status midint_open(midint_context **out, midint_backend backend, int devi
     if (!ctx)
         return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
     ctx->staging_bytes = DEFAULT_STAGING_BYTES;
+    char why[200];
+    if (midint_hooks_read(&ctx->hooks, why, sizeof why) != MIDINT_OK) { /* before the backend, which reads some */
+        free(ctx);
+        return midint_fail(NULL, MIDINT_ERR_INVALID_ARGUMENT, "midint_open: %s", why);
+    }
 
     midint_status st;
     if (backend == MIDINT_BACKEND_AUTO) {
@@ -125,18 +111,6 @@ midint_backend midint_context_backend(const midint_context *ctx)
 const char *midint_device_name(const midint_context *ctx)
 {
     return ctx ? ctx->device_name : "";
-}
-
-int midint_variant_fits(const midint_context *ctx, const midint_variant *v)
-{
-    if (ctx->refused && ctx->refused[v - midint_registry])
-        return 0;
-    return v->block <= ctx->max_block && v->shared_bytes <= ctx->max_shared;
-}
-
-unsigned midint_max_bits(const midint_context *ctx, midint_op op)
-{
-    return ctx && ctx->ops && (unsigned)op < MIDINT_OP_COUNT_ ? ctx->max_bits[op] : 0;
 }
 
 midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "dispatch.h"
 
 /* ---- level 1: variants forced by name (midint_force_variant, or MIDINT_VARIANT) ---- */
 
@@ -48,28 +48,6 @@ static midint_status force_one(midint_context *ctx, const char *name, size_t len
 
 midint_status midint_dispatch_init(midint_context *ctx)
 {
-    /* Test hook for the tuner's tests: a variant named here returns a wrong word, as a broken kernel would. */
-    const char *bad = getenv("MIDINT_TEST_CORRUPT");
-    ctx->corrupt = bad && *bad ? midint_registry_find(bad) : NULL;
-    /* Test hook "LOG,ROWS": grid NTT transforms of at least 2^LOG points, in rows of 2^ROWS (0: the default
-     * split), so that every row and column kernel runs at sizes a CPU test can afford. */
-    const char *split = getenv("MIDINT_TEST_NTT_SPLIT");
-    if (split && *split && sscanf(split, "%u,%u", &ctx->test_ntt_log, &ctx->test_ntt_rows) != 2)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS",
-                           split);
-    /* Test hook W: additions-only expressions over several blocks cut instances into tiles of W words (a multiple
-     * of the variant's words per thread, at most its tile), so that CPU tests cross many tiles (plan.c). */
-    const char *tw = getenv("MIDINT_TEST_TILE_WORDS");
-    if (tw && *tw && (sscanf(tw, "%u", &ctx->test_tile_words) != 1 || ctx->test_tile_words == 0))
-        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive "
-                           "number of words", tw);
-    /* Test hook: expressions run step by step as separate calls (expr_steps.c) at every size where they can, not
-     * only above their fused kernels' sizes, so that CPU tests run the step path at sizes they afford. */
-    const char *steps = getenv("MIDINT_TEST_EXPR_STEPS");
-    ctx->test_expr_steps = steps && *steps && strcmp(steps, "0") != 0;
-    /* Test hook N: chunk N (from 1) of every host call fails as a device failure would, mid-pipeline. */
-    const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
-    ctx->test_fail_chunk = fail && *fail ? strtoull(fail, NULL, 10) : 0;
     const char *env = getenv("MIDINT_VARIANT");
     while (env && *env) {
         size_t len = strcspn(env, ", ");
@@ -97,125 +75,23 @@ midint_status midint_force_variant(midint_context *ctx, const char *name)
 /* ---- level 2: the tuned table for this device (tuning.c) ---- */
 
 /* ---- level 3: the default rule ----
- * First the family: grid variants (an instance spread over many blocks) where no one-block variant serves the
- * size, and for small batches of large instances (grid_from_bits, grid_below_count). Then the algorithm: NTT
- * variants above an operation's crossover size, classical ones at or below it (when the device can run none
- * of the preferred kind, the other). Among those that serve the call, take the
- * variants of the smallest generated size (fewest idle threads), then the lowest cost below: distance (in
- * doublings) from the preferred words (NTT: elements) per thread and threads per block, a limb-type
- * preference, and the fraction of threads left idle at this size.
- * The preferences are data, set from measurements (docs/dispatch.md, tuning/RESULTS.md): for add/sub on
- * an H200 every variant with 16 words per thread ran within 1.5% of the best at each size 2^9..2^18 and
- * u32 limbs beat u64 at 2^18 bits; for the multiplications regions of 8 u64 limbs in 128-thread blocks
- * were fastest or within 8% at every size; NTT multiplication overtook classical at 4096 bits (mul) and
- * 8192 bits (mullo), with 16 elements per thread fastest or within 4%. */
-typedef struct default_rule {
-    double chunk_words;    /* preferred words per thread */
-    double block;          /* preferred threads per block */
-    double limb_words;     /* preferred limb (1: u32, 2: u64) */
-    double w_chunk, w_block, w_limb, w_idle;
-    uint32_t ntt_above_bits; /* NTT variants above this size, classical at or below; 0: never NTT */
-    double ntt_q;            /* preferred transform elements per thread */
-    double ntt_block, w_ntt_block; /* and the cost per doubling of threads per block beyond ntt_block */
-    /* Grid variants (an instance over many blocks) serve where no one-block variant does, and from grid_from_bits
-     * up also batches of fewer than grid_below_count instances (0: never), which one-block kernels would run on
-     * a few SMs. Among them: preferred words (NTT: points) per thread and threads per tile block. */
-    uint32_t grid_from_bits;
-    uint64_t grid_below_count;
-    double grid_q, grid_block;
-    /* Register-resident variants (an instance on lanes of one warp) up to lanes_upto_bits (0: never) for batches
-     * of at least lanes_from_count instances; among them the preferred words per lane and fewest lanes. */
-    uint32_t lanes_upto_bits;
-    uint64_t lanes_from_count;
-    double lanes_q, lanes_min;
-    uint32_t lanes_across; /* 1: prefer lanes across warps (_xL) where a size has them, 0: lanes of one warp, 2: the
-                            * balanced low half (_oL) */
-    /* Karatsuba levels preferred among the lanes variants (_kK); 0: the plain pipeline. 0 for every operation
-     * until the _k1 variants are measured (the tuned table picks them where they win). */
-    uint32_t lanes_karatsuba;
-    /* And only for batches of fewer than this many instances (0: no bound): where the register-resident kernels win
-     * by leaving out the block kernel's staging and scan rather than by their arithmetic (add and sub). */
-    uint64_t lanes_below_count;
-    /* A staged thread per instance (_t1) before every other lanes kind, where a size has one, for batches of at least
-     * this many instances (0: never) and run-time sizes of at least 3/4 of its own (below, its words pass through
-     * shared memory one by one) */
-    uint64_t lanes_staged_from;
-} default_rule;
-
-static const default_rule default_rules[MIDINT_OP_COUNT_] = {
-    /* add/sub: the grid from 2^19 bits at every count (H200, 2^27 words: 4.25 TB/s against 3.29 for the one-block
-     * kernel, whose 1024 threads hold one instance per block; at 4 instances 10.2 against 11.0 us).
-     * The register-resident add/sub (ADDSUB_LANES, _wL) for batches below 2048 instances up to 16384 bits: there the
-     * tuner (H200, batches of 4 and 512) took it at every size, 1.06-1.31x the one-block kernel (4 to 16 words per lane;
-     * 32768 bits: 1.04-1.07x); at 16384 instances it still won up to 4096 bits (1.18-1.44x) but not at
-     * 8192 or 16384, and full batches run at the copy rate either way (within 1-3%), so the one-block kernel keeps
-     * them. Among lanes variants 4 words per lane (the most lanes), any number of lanes. */
-    [MIDINT_OP_ADD] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 16384, 0, 4, 1, 0, 0, 2048},
-    [MIDINT_OP_SUB] = {16, 256, 1, 2.0, 1.0, 1.0, 4.0, 0, 0, 0, 0, 524288, UINT64_MAX, 8, 256, 16384, 0, 4, 1, 0, 0, 2048},
-    /* multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks.
-     * The crossover: H200, million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192
-     * bits: NTT 100.9, classical 86.2 (at 4096: classical 335, NTT 225). An NTT variant costs the same at
-     * every size it serves while classical cost falls with the square of the size, so below the generated
-     * size classical still wins down to 4096 sqrt(128.3/171.6) = 3542 bits (mul) and 8192 sqrt(86.2/100.9)
-     * = 7572 bits (mullo). NTT: 16 elements per thread were fastest at every size but 131072 bits, where that
-     * makes 512-thread blocks and 32 elements (256 threads) ran 14-17% faster; at 262144 bits the two are
-     * within 3% (1024 and 512 threads).
-     * Register-resident (lanes) variants, H200, 2^27 words, M instances/s against the best other family: mul
-     * 11241 / 5784 / 1620 / 406 / 98 at 512..8192 bits (classical 5675 / 1798 / 482 / 128 / 33, NTT 172 at 4096
-     * and 85 at 8192), NTT ahead at 16384 (38); mullo 21521 / 8285 / 2280 / 529 / 118 at 512..8192 (classical
-     * 11707 / 3789 / 1241 / 335 / 86, NTT 113 at 8192), lanes across warps ahead of lanes of one warp from 2048
-     * bits (2280 against 1993, 529 against 471). 16 words per lane were best everywhere but at 512 bits, where
-     * one lane per instance ran at 71% (mul) and 95% (mullo) of two lanes of 8 words.
-     * mullo's balanced low half (_oL: blocks summed by their owner warps, 32 instances a group) ran 19487 / 8548 /
-     * 2484 / 758 / 207 at 512..8192 bits against the best other lanes mullo 21370 / 8197 / 2265 / 528 / 118 (H200,
-     * 2^27 words), Q = 16 and one group per block best from 1024 bits: the rule prefers it (lanes_across 2) at every
-     * size, 9% slow at 512 bits.
-     * A staged thread per instance (_t1, operands and results through a transposition in shared memory; 512 bits
-     * for both, 1024 for mullo) ran ahead of every other family where it exists (H200, 2^27 words, M instances/s):
-     * mul 512 14518 against _w2's 11243, mullo 512 22440 against 21657, mullo 1024 9993 against _w2's 8278 and _o2's
-     * 8187 (re-measured: 15575 and 9490 with the re-tuned table): the rule prefers it from 16384 instances
-     * (lanes_staged_from; at 4 and 512 instances it ran 1.08-1.35x slower than the tuner's choice, at 16384 it was the
-     * choice) and from 3/4 of its size (mullo at 992 bits 1.69x _w2's rate, at 544 bits 0.75x: its words staged one by
-     * one). */
-    [MIDINT_OP_MUL] = {16, 128, 2, 2.0, 1.0, 1.0, 4.0, 3520, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 0, 0, 0, 16384},
-    [MIDINT_OP_MULLO] = {32, 128, 2, 2.0, 1.0, 1.0, 4.0, 7552, 16, 256, 3.0, 65536, 16, 16, 256, 8192, 1, 16, 2, 2, 0, 0, 16384},
-};
-
-/* Fused expressions (op codes from MIDINT_OP_EXPR0): the shared-memory family keeps one region size and limb per
- * expression (constraint expr_region_size), so the rule weighs the block and idle threads. The register-resident
- * family (EXPR_LANES, _wL) first up to 4096 bits from 16 instances, as for mul and mullo; not yet measured, argued
- * per product: its products run mullo's _wL pipeline (Q^2 IMAD.WIDE per lane and step), plus per step Q shuffles
- * (lane s takes block s) and, beyond 2 lanes, about 4Q moves (the steps as a loop), at most +25% (Q = 8) and +12%
- * (Q = 16) beside the multiply-adds; mullo _wL ran 1.4-2.2x the classical mullo at 512-4096 bits (H200), which the
- * shared-memory family's products are (21521/11707, 8285/3789, 1993/1241, 471/335 M/s), with its barriers and
- * shared-memory traffic besides. At 8192 bits _wL mullo was not measured apart (the best lanes mullo, _xL, ran 118
- * against 86, 1.37x): too close to argue, the tuner decides. Among lanes variants w_chunk 0 leaves ties to the
- * registry's order, Q = 8 first (80 registers for poly against 154 at Q = 16).
- * The balanced low half's family (EXPR_OWNER, _oL, from 1024 bits) then ran poly 1.47 / 1.54 / 1.67 / 2.90x the
- * rule's choice at 1024 / 2048 / 4096 / 8192 bits for 2^20..2^25 words (H200, tune_poly), ahead from 16384 instances
- * (below 2048, _wL): the rule prefers it (lanes_across 2); programs it does not take keep _wL. At 8192 bits the rule
- * still takes the shared-memory family (lanes_upto_bits 4096: six's register family there is not measured), 2.9x
- * slower than _oL for poly: the tuned table covers it. Above 8192 bits products run as transforms (EXPR_NTT, the only
- * family with products there; generated with Q = 16 and 256-thread blocks, the fastest on the H200 at every size).
- * Additions-only expressions over several blocks (EXPR_GRID, _gB) from 2^18 bits at every count: six, H200, 2^27
- * words, counting 3 x operand bytes, ran 4.21 / 4.17 / 4.18 TB/s at 262144 / 524288 / 1048576 bits on 256-thread tiles
- * (4.15-4.17 on 512) against the one-block kernel's 3.80 / 3.30 / 2.14, and 4.20 against 4.29 at 131072; among them 16
- * words per thread (the only ones generated) and 256 threads. */
-static const default_rule expr_rule = {16, 128, 2, 0.0, 1.0, 0.0, 4.0, 8192, 16, 256, 3.0, 262144, UINT64_MAX, 16, 256,
-                                       4096, 16, 16, 2, 2, 0, 0, 0};
+ * First the kind of variant: grid variants (an instance spread over many blocks) where no one-block variant serves the
+ * size, and for small batches of large instances; register-resident (lanes) ones for the sizes and batches the row
+ * names; NTT variants above an operation's crossover size, classical ones at or below it (when the device can run
+ * none of the preferred kind, the others in turn). Among those that serve the call, the variants of the smallest
+ * generated size (fewest idle threads), then the lowest cost below. The rows are data (generated/ops_table.c, from
+ * generator/default_rules.py, which says what each field means and which measurements set it). */
+typedef midint_default_rule default_rule;
 
 static const default_rule *rule_of(midint_op op)
 {
-    return (unsigned)op < MIDINT_OP_COUNT_ ? &default_rules[op] : &expr_rule;
+    return &midint_default_rules[(unsigned)op < MIDINT_OP_COUNT_ ? midint_op_rule[op] : midint_expr_rule];
 }
 
 static double default_cost(const default_rule *rule, const midint_variant *v, uint32_t n, size_t count)
 {
-    if (v->plan != MIDINT_PLAN_ONE_BLOCK) {
-        const midint_kernel *tile = midint_variant_kernel(v, v->ntt_primes ? MIDINT_ROLE_CRT : v->plan ==
-                                                          MIDINT_PLAN_EXPR_GRID ? MIDINT_ROLE_EXPR : MIDINT_ROLE_TILE, 0);
-        return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(tile->block / rule->grid_block));
-    }
+    if (v->plan != MIDINT_PLAN_ONE_BLOCK) /* grid families: their tile kernels' words per thread and block */
+        return rule->w_chunk * fabs(log2(v->q / rule->grid_q)) + rule->w_block * fabs(log2(v->grid / rule->grid_block));
     if (v->lanes && v->across == 3 && rule->lanes_staged_from && count >= rule->lanes_staged_from &&
         4u * 32u * (uint64_t)n >= 3u * v->bits)
         return -1.0; /* ahead of every other lanes variant */

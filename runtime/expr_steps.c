@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
+#include "expr_steps.h"
 
 #define STEPS_MAX 128 /* steps of one program; the generator writes far fewer (poly: 7) */
 
@@ -87,11 +87,11 @@ unsigned midint_expr_steps_max_bits(const midint_context *ctx, const midint_expr
     if (!ctx || !d || !parse_program(d, &g))
         return 0;
     /* a sum runs at its width (2 · bits for double-width values), a product on operands of `bits` bits */
-    unsigned max = midint_max_bits(ctx, MIDINT_OP_ADD); /* a program of copies alone: as far as the sums */
+    unsigned max = ctx->max_bits[MIDINT_OP_ADD]; /* a program of copies alone: as far as the sums */
     for (unsigned i = 0; i < g.nsteps; i++) {
         int op = op_of_step(&g.s[i]);
         unsigned width = op == MIDINT_OP_ADD || op == MIDINT_OP_SUB ? g.s[i].width : 1;
-        unsigned m = op < 0 ? max : midint_max_bits(ctx, (midint_op)op) / width / 32 * 32;
+        unsigned m = op < 0 ? max : ctx->max_bits[op] / width / 32 * 32;
         if (m < max)
             max = m;
     }
@@ -264,14 +264,18 @@ static midint_status run_step(midint_context *ctx, const program *g, const steps
 {
     const step *t = &g->s[i];
     void *dst = r->val[g->ninputs + i], *x = r->val[t->x], *y = r->val[t->y];
-    switch (op_of_step(t)) {
-    case MIDINT_OP_ADD: return midint_add_device(ctx, r->count, r->bits * t->width, dst, x, y, NULL, r->stream);
-    case MIDINT_OP_SUB: return midint_sub_device(ctx, r->count, r->bits * t->width, dst, x, y, NULL, r->stream);
-    case MIDINT_OP_MULLO: return midint_mullo_device(ctx, r->count, r->bits, dst, x, y, r->stream);
-    case MIDINT_OP_MUL: return midint_mul_device(ctx, r->count, r->bits, dst, x, y, r->stream);
-    default: break;
+    int op = op_of_step(t);
+    if (op < 0)
+        return !strcmp(t->op, "ext") ? run_ext(ctx, r, t, g->width[t->x], dst) : run_const(ctx, r, t, dst);
+    /* a full product of a value by itself is a square (its own kernels: each cross product once) */
+    if (op == MIDINT_OP_MUL && t->x == t->y && ctx->max_bits[MIDINT_OP_SQR] >= r->bits) {
+        void *const sq[] = {dst, x};
+        return midint_run_device(ctx, MIDINT_OP_SQR, r->count, r->bits, sq, NULL, r->stream);
     }
-    return !strcmp(t->op, "ext") ? run_ext(ctx, r, t, g->width[t->x], dst) : run_const(ctx, r, t, dst);
+    /* the operation's buffers: its result, its two inputs, and for add and sub no carry out */
+    void *const bufs[] = {dst, x, y, NULL};
+    unsigned width = op == MIDINT_OP_ADD || op == MIDINT_OP_SUB ? t->width : 1;
+    return midint_run_device(ctx, (midint_op)op, r->count, r->bits * width, bufs, NULL, r->stream);
 }
 
 /* Whether the buffer of output j's value is another output's buffer (an input written in place): then it must be
@@ -354,4 +358,22 @@ midint_status midint_expr_steps_run(midint_context *ctx, const midint_expr_desc 
         st = write_outputs(ctx, &g, io, &r, &p);
     midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
     return st != MIDINT_OK ? st : marked;
+}
+
+midint_expr_limits midint_expr_limits_of(midint_context *ctx, size_t i)
+{
+    if (!ctx->expr_limits)
+        return (midint_expr_limits){0, 0};
+    if (!ctx->expr_steps_known) { /* after the operations' sizes were found (registry.c), once */
+        for (size_t k = 0; k < midint_exprs_count; k++)
+            ctx->expr_limits[k].steps = midint_expr_steps_max_bits(ctx, &midint_exprs[k]);
+        ctx->expr_steps_known = 1;
+    }
+    return ctx->expr_limits[i];
+}
+
+int midint_expr_uses_steps(midint_context *ctx, size_t i, unsigned bits)
+{
+    midint_expr_limits l = midint_expr_limits_of(ctx, i);
+    return (ctx->hooks.expr_steps || ctx->forced_steps || bits > l.fused) && bits <= l.steps;
 }

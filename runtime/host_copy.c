@@ -8,7 +8,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "context.h"
+#include "host_pipe.h"
 
 /* One thread copies ~10 GB/s; the pipelined host path moves up to ~100 GB/s through pageable memory, so the
  * copies are cut into pieces that several threads take in turn. Below COPY_ALONE bytes waking the threads costs

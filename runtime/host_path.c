@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "host_pipe.h"
 
 /* A chunk's inputs hold at most CHUNK_MAX_IN bytes, and the batch is cut into at least CHUNK_SPLIT chunks when
  * each keeps CHUNK_MIN_IN bytes: short chunks fill and drain the pipeline quickly, long ones spread the fixed
@@ -192,7 +192,7 @@ static midint_status enqueue_chunk(midint_context *ctx, const pipe_call *pc, siz
     unsigned slot = (unsigned)(j % MIDINT_PIPE_SLOTS);
     void *stream = NULL;
     midint_status st = ctx->ops->pipe_stream(ctx, slot, &stream);
-    if (st == MIDINT_OK && ctx->test_fail_chunk == j + 1)
+    if (st == MIDINT_OK && ctx->hooks.fail_chunk == j + 1)
         st = midint_fail(ctx, MIDINT_ERR_DEVICE, "planted failure of chunk %zu (MIDINT_TEST_FAIL_CHUNK)", j + 1);
     if (st == MIDINT_OK && !pc->direct)
         st = enqueue_copies(ctx, pc, j, 0, stream);
@@ -354,56 +354,6 @@ midint_status midint_pipe_run(midint_context *ctx, const midint_pipe_job *job, i
     if ((st = setup(ctx, job, async, fn, &pc)) != MIDINT_OK)
         return st;
     return async ? run_async(ctx, &pc, stream, fn) : run_sync(ctx, &pc, fn);
-}
-
-/* ---- the built-in operations on host buffers ---- */
-
-/* The job of a built-in operation's host call (its operands a, b, then r and the carry when asked for); the
- * chunk and the run are left to the caller. */
-static midint_pipe_job op_job(const midint_call *c)
-{
-    size_t n = c->bits / 32;
-    const midint_op_desc *d = &midint_op_descs[c->op];
-    return (midint_pipe_job){c->count, 0, 2, c->aux ? 2 : 1, {(char *)c->a, (char *)c->b, c->r, c->aux},
-                             {n * 4, n * 4, n * 4 * d->r_words_per_n, 4}, {"a", "b", "r", d->aux_name}, NULL, NULL};
-}
-
-size_t midint_host_chunk(const midint_context *ctx, const midint_call *c)
-{
-    midint_pipe_job job = op_job(c);
-    return midint_pipe_chunk(ctx, &job);
-}
-
-typedef struct op_run {
-    const midint_call *c;
-    midint_plan plan;
-    void *tables;
-} op_run;
-
-/* A chunk of a built-in operation: its plan on the chunk's operands a, b, r (and carry). */
-static midint_status run_op(midint_context *ctx, void *arg, void *const *dev, size_t first, size_t m, void *stream)
-{
-    op_run *o = arg;
-    (void)first;
-    o->plan.count = m;
-    if (o->plan.group > m)
-        o->plan.group = m;
-    midint_status st = midint_plan_run(ctx, &o->plan, dev[2], dev[0], dev[1], o->c->aux ? dev[3] : NULL, o->tables,
-                                       o->c->bits / 32 % 4 == 0, stream);
-    return st != MIDINT_OK ? st : midint_spoil_if_planted(ctx, o->plan.v, dev[2], stream);
-}
-
-midint_status midint_host_run(midint_context *ctx, const midint_call *c, int async, void *stream, const char *fn)
-{
-    op_run o = {c, {0}, NULL};
-    midint_status st = midint_begin_call(ctx, c, fn, 0, &o.plan, &o.tables);
-    if (st != MIDINT_OK)
-        return st;
-    midint_pipe_job job = op_job(c);
-    job.chunk = o.plan.count; /* the plan was made for midint_host_chunk's chunk */
-    job.run = run_op;
-    job.arg = &o;
-    return midint_pipe_run(ctx, &job, async, stream, fn);
 }
 
 void midint_host_path_free(midint_context *ctx)

@@ -12,6 +12,7 @@ extern "C" {
 /* Buffers of an expression kernel (inputs and outputs together): its parameters io0..io7 after x1. */
 #define MIDINT_EXPR_MAX_IO 8
 
+
 /* Arguments of one launch, in the order every generated kernel takes them (templates/lib_abi.j2), then the
  * grid. Each kernel's header comment says which it reads; the runtime sets the others to 0 / NULL. */
 typedef struct midint_launch {

@@ -2,7 +2,7 @@
  * once per context. */
 #include <stdlib.h>
 
-#include "context.h"
+#include "plan.h"
 
 static uint32_t mulmod(uint32_t a, uint32_t b, uint32_t p)
 {

@@ -55,6 +55,7 @@ typedef struct cl_state {
     int forced_warps;     /* MIDINT_OPENCL_WARPS named the spelling: no fallback to local memory */
     char warps_error[320]; /* a forced spelling the probe rejected: why (then every build fails with it) */
     int block_refused;    /* get_kernel failed because the kernel cannot run its work-group size here */
+    int probe_fail;       /* test hook MIDINT_TEST_PROBE_FAIL (hooks.h): the probe's values count as wrong */
     char c_std[16];       /* -cl-std= of sub-group builds: the device's OpenCL C version */
     unsigned char *plain; /* per program: built with local-memory warps (its sub-group build did not fit) */
     cl_program *programs; /* built on first use of one of their kernels */

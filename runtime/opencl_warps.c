@@ -117,13 +117,6 @@ static warp_spelling offered_warps(cl_state *s)
     return type & CL_DEVICE_TYPE_CPU ? WARPS_LOCAL : w;
 }
 
-/* Test hook MIDINT_TEST_PROBE_FAIL=1: the probe's values are taken as wrong, as on a device whose shuffles are. */
-static int probe_fails(void)
-{
-    const char *e = getenv("MIDINT_TEST_PROBE_FAIL");
-    return e && strcmp(e, "1") == 0;
-}
-
 /* The probe (kernel_probe_warps.j2) built and run with spelling w: 1 when every work-item of two groups of 64 got
  * what 32-item warps in order give. */
 static int probe_warps(cl_state *s, warp_spelling w)
@@ -162,7 +155,7 @@ static int probe_warps(cl_state *s, warp_spelling w)
                 ok &= got[4 * i + 3] == V(i ^ 1u);
 #undef V
             }
-            ok &= !probe_fails();
+            ok &= !s->probe_fail; /* the test hook: as on a device whose shuffles are wrong */
             if (!ok)
                 snprintf(s->warps_error, sizeof s->warps_error, "the probe kernel's shuffles, ballot or warp barrier "
                          "gave wrong values");

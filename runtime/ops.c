@@ -1,15 +1,34 @@
-/* ops.c — the batched operations: argument checks and dispatch, the device path, and the API entry points (the host
- * path's pipeline is host_path.c). */
+/* ops.c — the one call path of every operation and expression: argument checks read from the call's descriptor (the
+ * table of operations, generator/ops.py), dispatch, plan, and the device and host runs (the host's pipeline is
+ * host_path.c); the generic public calls and the descriptors' accessors. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "dispatch.h"
+#include "expr_steps.h"
+#include "host_pipe.h"
 #include "ops.h"
+#include "plan.h"
 
-const midint_op_desc midint_op_descs[MIDINT_OP_COUNT_] = {
-    [MIDINT_OP_ADD] = {"carry", 1, 1},
-    [MIDINT_OP_SUB] = {"borrow", 1, 1},
-    [MIDINT_OP_MUL] = {NULL, 2, 0},
-    [MIDINT_OP_MULLO] = {NULL, 1, 1},
-};
+/* Parameters of one call at most: an expression's eight buffers, an operation's buffers and scalars. */
+#define MAX_PARAMS MIDINT_PIPE_MAX
+
+/* One call as the path sees it, checked. */
+typedef struct call {
+    const midint_op_info *info;
+    midint_op op;
+    int expr;                      /* the expression's index, or -1 for an operation */
+    size_t count;
+    unsigned bits;
+    uint32_t n;
+    void *buf[MAX_PARAMS];         /* per parameter: the caller's buffer (NULL: a scalar, or an optional one left out) */
+    unsigned scalar[MAX_PARAMS];   /* per parameter: a scalar's value */
+    size_t bytes[MAX_PARAMS];      /* per buffer parameter: its bytes for the whole batch */
+    midint_mode mode;
+    const char *fn;
+} call;
 
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
 {
@@ -17,80 +36,259 @@ int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
     return x < y + qn && y < x + pn;
 }
 
-/* Checks common to both paths; nothing has been touched when this fails. `fn` names the API function. */
-/* The checks of count and bits (ctx is not NULL). */
-static midint_status check_shape(midint_context *ctx, const midint_call *c, const char *fn)
+const midint_op_info *midint_info_of(midint_op op)
 {
-    const midint_op_desc *d = &midint_op_descs[c->op];
+    if ((unsigned)op < MIDINT_OP_COUNT_)
+        return &midint_op_infos[op];
+    if ((unsigned)op - MIDINT_OP_EXPR0 < midint_exprs_count)
+        return &midint_expr_infos[op - MIDINT_OP_EXPR0];
+    return NULL;
+}
+
+uint64_t midint_param_words(const midint_param_info *p, uint32_t n)
+{
+    return (uint64_t)p->words_per_n * n + p->words_fixed;
+}
+
+static int is_buffer(const midint_param_info *p)
+{
+    return p->kind != MIDINT_PARAM_SCALAR;
+}
+
+/* How parameter i is named in messages: its name, or for an expression "outputs[j] (r)" / "inputs[j] (a)", the
+ * index in the array the caller gave. */
+static const char *label(const call *c, unsigned i, char *buf, size_t len)
+{
+    const midint_param_info *p = &c->info->params[i];
+    if (c->expr < 0)
+        return p->name;
+    unsigned nout = 0;
+    while (nout < c->info->nparams && c->info->params[nout].kind == MIDINT_PARAM_OUTPUT)
+        nout++;
+    if (p->kind == MIDINT_PARAM_OUTPUT)
+        snprintf(buf, len, "outputs[%u] (%s)", i, p->name);
+    else
+        snprintf(buf, len, "inputs[%u] (%s)", i - nout, p->name);
+    return buf;
+}
+
+/* The largest size this context runs op at: an operation's (registry.c, at open), an expression's fused or steps. */
+static unsigned max_bits_of(midint_context *ctx, const call *c)
+{
+    if (c->expr < 0)
+        return ctx->max_bits[c->op];
+    midint_expr_limits l = midint_expr_limits_of(ctx, (size_t)c->expr);
+    return l.fused > l.steps ? l.fused : l.steps;
+}
+
+static midint_status check_bits(midint_context *ctx, const call *c)
+{
     if (c->count == 0)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", fn);
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", c->fn);
     if (c->bits == 0 || c->bits % 32)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32",
-                           fn, c->bits);
-    unsigned max = midint_max_bits(ctx, c->op);
-    if (c->bits > max)
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest %s size generated for "
-                           "the %s backend is %u (make gen SIZES=...)", fn, c->bits, midint_op_name(c->op),
-                           ctx->ops->name, max);
-    size_t n = c->bits / 32;
-    if (c->count > SIZE_MAX / 4 / n / d->r_words_per_n || c->count > (size_t)UINT32_MAX * 1024u)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", fn, c->count);
+        return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", c->fn,
+                           c->bits);
+    unsigned max = max_bits_of(ctx, c);
+    if (c->bits > max) {
+        if (c->expr >= 0) {
+            midint_expr_limits l = midint_expr_limits_of(ctx, (size_t)c->expr);
+            return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' on "
+                               "the %s backend is %u (fused kernels up to %u bits, then its steps as separate calls as "
+                               "far as their operations go; make gen SIZES=...)", c->fn, c->bits, c->info->name,
+                               ctx->ops->name, max, l.fused);
+        }
+        if (ctx->refusal[0]) /* the device turned variants down (dispatch.c): say which, not a size of 0 */
+            return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: no %s %s variant serves %u bits on this device (the "
+                               "last it turned down: %.300s)", c->fn, ctx->ops->name, c->info->name, c->bits,
+                               ctx->refusal);
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest %s size generated for the %s "
+                           "backend is %u (make gen SIZES=...)", c->fn, c->bits, c->info->name, ctx->ops->name, max);
+    }
+    uint64_t most = 1;
+    for (unsigned i = 0; i < c->info->nparams; i++)
+        if (is_buffer(&c->info->params[i]) && midint_param_words(&c->info->params[i], c->n) > most)
+            most = midint_param_words(&c->info->params[i], c->n);
+    if (c->count > SIZE_MAX / 4 / most || c->count > (size_t)UINT32_MAX * 1024u)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", c->fn, c->count);
     return MIDINT_OK;
 }
 
-static midint_status check_call(midint_context *ctx, const midint_call *c, const char *fn, int device_handles)
+/* Outputs may not overlap any other buffer, except by being exactly an input their descriptor allows (in place: a
+ * kernel reads an instance's inputs before it writes its outputs). Inputs may overlap each other freely. OpenCL
+ * buffer handles show only identity. */
+static midint_status check_overlaps(midint_context *ctx, const call *c, int identity_only)
 {
-    const midint_op_desc *d = &midint_op_descs[c->op];
-    if (!ctx)
-        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
-    if (!c->r || !c->a || !c->b)
-        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !c->r ? "r" : !c->a ? "a" : "b");
-    midint_status st = check_shape(ctx, c, fn);
-    if (st != MIDINT_OK)
-        return st;
-    size_t n = c->bits / 32;
-    size_t in_bytes = c->count * n * 4, r_bytes = in_bytes * d->r_words_per_n, aux_bytes = c->count * 4;
-    if (device_handles && ctx->ops->buffer_bytes) {
-        /* buffer objects know their size: a batch that does not fit is refused rather than overrun */
-        const void *bufs[4] = {c->r, c->a, c->b, c->aux};
-        const size_t need[4] = {r_bytes, in_bytes, in_bytes, aux_bytes};
-        const char *names[4] = {"r", "a", "b", d->aux_name};
-        for (int k = 0; k < 4; k++) {
-            size_t have = bufs[k] ? ctx->ops->buffer_bytes(ctx, bufs[k]) : need[k];
-            if (have < need[k])
-                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu bytes; %zu instances of %u "
-                                   "bits need %zu", fn, names[k], have, c->count, c->bits, need[k]);
+    char b1[64], b2[64];
+    for (unsigned j = 0; j < c->info->nparams; j++) {
+        const midint_param_info *pj = &c->info->params[j];
+        if (pj->kind != MIDINT_PARAM_OUTPUT || !c->buf[j])
+            continue;
+        for (unsigned i = 0; i < c->info->nparams; i++) {
+            const midint_param_info *pi = &c->info->params[i];
+            if (i == j || !is_buffer(pi) || !c->buf[i] || (pi->kind == MIDINT_PARAM_OUTPUT && i < j))
+                continue;
+            int same = c->buf[i] == c->buf[j];
+            int overlap = identity_only ? same : midint_ranges_overlap(c->buf[j], c->bytes[j], c->buf[i], c->bytes[i]);
+            int allowed = same && (pj->in_place >> i & 1u);
+            if (!overlap || allowed)
+                continue;
+            /* of two outputs, the narrower one is named first ("carry overlaps r"): it is the one placed wrongly */
+            int flip = pi->kind == MIDINT_PARAM_OUTPUT && pi->words_per_n < pj->words_per_n;
+            const char *on = label(c, flip ? i : j, b1, sizeof b1), *in = label(c, flip ? j : i, b2, sizeof b2);
+            if (pj->in_place >> i & 1u) /* allowed exactly, not partly */
+                return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s without being the same buffer (only "
+                                   "exact in-place use is supported)", c->fn, on, in);
+            if (pi->kind == MIDINT_PARAM_INPUT && pj->words_per_n > 1 && pi->words_per_n)
+                return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s (%s: an output of twice the width "
+                                   "cannot be written in place)", c->fn, on, in, c->info->name);
+            if (pi->kind == MIDINT_PARAM_INPUT && pj->words_per_n && pi->words_per_n)
+                return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s (%s cannot work in place%s)", c->fn,
+                                   on, in, c->info->name, same ? "" : " on partly shared memory");
+            return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps %s%s", c->fn, on, in,
+                               same ? " (it is the same buffer)" : "");
         }
     }
-    if (device_handles && ctx->ops->id == MIDINT_BACKEND_OPENCL) {
-        /* cl_mem handles: only identity is visible; the same buffer as r is in-place, as aux it is overlap */
-        if (!d->in_place && (c->r == c->a || c->r == c->b))
-            return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: r is the same buffer as %s; %s cannot work in place",
-                               fn, c->r == c->a ? "a" : "b", midint_op_name(c->op));
-        if (c->aux && (c->aux == c->r || c->aux == c->a || c->aux == c->b))
-            return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s is the same buffer as an operand", fn, d->aux_name);
-        return MIDINT_OK;
-    }
-    for (int k = 0; k < 2; k++) {
-        const void *x = k ? c->b : c->a;
-        if (midint_ranges_overlap(c->r, r_bytes, x, in_bytes) && !(d->in_place && c->r == x))
-            return midint_fail(ctx, MIDINT_ERR_OVERLAP, d->in_place
-                               ? "%s: r overlaps %s without being the same buffer (only exact in-place use is supported)"
-                               : "%s: r overlaps %s (the full product cannot be computed in place)", fn, k ? "b" : "a");
-    }
-    if (c->aux && (midint_ranges_overlap(c->aux, aux_bytes, c->r, r_bytes) ||
-                   midint_ranges_overlap(c->aux, aux_bytes, c->a, in_bytes) ||
-                   midint_ranges_overlap(c->aux, aux_bytes, c->b, in_bytes)))
-        return midint_fail(ctx, MIDINT_ERR_OVERLAP, "%s: %s overlaps r, a or b", fn, d->aux_name);
     return MIDINT_OK;
+}
+
+/* Scalars and per-instance counts that must be below bits (shift counts): the scalars, then the buffers' words, on
+ * host memory now (the asynchronous calls: when the call is made), on device buffers after waiting for the stream.
+ * Nothing has been written when this fails. */
+static midint_status check_values(midint_context *ctx, const call *c, void *stream)
+{
+    char b1[64];
+    for (unsigned i = 0; i < c->info->nparams; i++) {
+        const midint_param_info *p = &c->info->params[i];
+        if (!p->below_bits)
+            continue;
+        if (p->kind == MIDINT_PARAM_SCALAR) {
+            int used = 1; /* a scalar that only falls back for a buffer given is not used */
+            for (unsigned k = 0; k < c->info->nparams; k++)
+                if (c->info->params[k].fallback == (int)i && c->buf[k])
+                    used = 0;
+            if (used && c->scalar[i] >= c->bits)
+                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is %u; it must be below bits (%u)", c->fn,
+                                   p->name, c->scalar[i], c->bits);
+            continue;
+        }
+        if (!c->buf[i] || p->words_per_n || p->words_fixed != 1)
+            continue;
+        const uint32_t *w = c->buf[i];
+        uint32_t *copy = NULL;
+        if (c->mode == MIDINT_MODE_DEVICE) {
+            midint_status st;
+            if (!(copy = malloc(c->bytes[i])))
+                return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
+            if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK ||
+                (st = ctx->ops->download(ctx, copy, c->buf[i], c->bytes[i])) != MIDINT_OK) {
+                free(copy);
+                return midint_fail(ctx, st, "%s: reading %s to check it: %s", c->fn, label(c, i, b1, sizeof b1),
+                                   ctx->msg);
+            }
+            w = copy;
+        }
+        size_t bad = c->count;
+        for (size_t k = 0; k < c->count && bad == c->count; k++)
+            if (w[k] >= c->bits)
+                bad = k;
+        uint32_t value = bad < c->count ? w[bad] : 0;
+        free(copy);
+        if (bad < c->count)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s[%zu] is %u; every value must be below bits (%u)",
+                               c->fn, label(c, i, b1, sizeof b1), bad, value, c->bits);
+    }
+    return MIDINT_OK;
+}
+
+/* Check a call completely; nothing is touched when this fails. */
+static midint_status check_call(midint_context *ctx, call *c, void *stream)
+{
+    char b1[64];
+    const midint_op_info *d = c->info;
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (is_buffer(&d->params[i]) && !c->buf[i] && !d->params[i].optional)
+            return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", c->fn, label(c, i, b1, sizeof b1));
+    midint_status st = check_bits(ctx, c);
+    if (st != MIDINT_OK)
+        return st;
+    for (unsigned i = 0; i < d->nparams; i++)
+        c->bytes[i] = is_buffer(&d->params[i]) ? (size_t)(c->count * midint_param_words(&d->params[i], c->n) * 4) : 0;
+    int device = c->mode == MIDINT_MODE_DEVICE;
+    if (device && ctx->ops->buffer_bytes) /* buffer objects know their size: a batch that does not fit is refused */
+        for (unsigned i = 0; i < d->nparams; i++) {
+            if (!c->buf[i])
+                continue;
+            size_t have = ctx->ops->buffer_bytes(ctx, c->buf[i]);
+            if (have < c->bytes[i])
+                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu bytes; %zu instances of %u bits "
+                                   "need %zu", c->fn, label(c, i, b1, sizeof b1), have, c->count, c->bits, c->bytes[i]);
+        }
+    if ((st = check_overlaps(ctx, c, device && ctx->ops->id == MIDINT_BACKEND_OPENCL)) != MIDINT_OK)
+        return st;
+    return check_values(ctx, c, stream);
+}
+
+/* ---- running a checked call ---- */
+
+static int use_steps(midint_context *ctx, const call *c)
+{
+    return c->expr >= 0 && midint_expr_uses_steps(ctx, (size_t)c->expr, c->bits);
+}
+
+/* Put the buffers `bufs` (one per parameter) and the call's scalars into the kernel parameters their descriptor
+ * names. */
+static void bind(const call *c, void *const *bufs, midint_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    for (unsigned i = 0; i < c->info->nparams; i++) {
+        const midint_param_info *p = &c->info->params[i];
+        unsigned s = p->slots;
+        if (p->kind == MIDINT_PARAM_SCALAR) {
+            if (s & MIDINT_SLOT_X0)
+                l->x0 = c->scalar[i];
+            if (s & MIDINT_SLOT_X1)
+                l->x1 = c->scalar[i];
+            continue;
+        }
+        void *b = bufs[i];
+        if (s & MIDINT_SLOT_R)
+            l->r = b;
+        if (s & MIDINT_SLOT_A)
+            l->a = b;
+        if (s & MIDINT_SLOT_B)
+            l->b = b;
+        if (s & MIDINT_SLOT_AUX)
+            l->aux = b;
+        for (unsigned j = 0; j < MIDINT_EXPR_MAX_IO; j++)
+            if (s & (MIDINT_SLOT_IO0 << j))
+                l->io[j] = b;
+    }
+}
+
+/* The first output's buffer among `bufs`: what the test hook MIDINT_TEST_CORRUPT spoils. */
+static void *first_output(const call *c, void *const *bufs)
+{
+    for (unsigned i = 0; i < c->info->nparams; i++)
+        if (c->info->params[i].kind == MIDINT_PARAM_OUTPUT && bufs[i])
+            return bufs[i];
+    return NULL;
+}
+
+/* The result's words per instance: those of the output in slot r (an expression's outputs are in io: n). */
+static uint32_t result_words(const call *c)
+{
+    for (unsigned i = 0; i < c->info->nparams; i++)
+        if (c->info->params[i].slots & MIDINT_SLOT_R)
+            return (uint32_t)midint_param_words(&c->info->params[i], c->n);
+    return c->n;
 }
 
 /* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
-midint_status midint_spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream)
+static midint_status spoil_if_planted(midint_context *ctx, const midint_variant *v, void *r, void *stream)
 {
     uint32_t w;
     midint_status st;
-    if (v != ctx->corrupt)
+    if (v != ctx->hooks.corrupt || !r)
         return MIDINT_OK;
     if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK || (st = ctx->ops->download(ctx, &w, r, 4)) != MIDINT_OK)
         return st;
@@ -98,96 +296,195 @@ midint_status midint_spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
-midint_status midint_begin_call(midint_context *ctx, const midint_call *c, const char *fn, int device_handles,
-                                midint_plan *plan, void **tables)
+/* Enqueue `m` instances of the call on buffers `bufs` (device handles, one per parameter): the plan of v, or the
+ * expression's steps. */
+static midint_status enqueue(midint_context *ctx, const call *c, const midint_variant *v, midint_plan *plan,
+                             void *const *bufs, size_t m, int vec, void *stream)
 {
-    const midint_variant *v = NULL;
-    *tables = NULL;
-    midint_status st = check_call(ctx, c, fn, device_handles);
-    if (st != MIDINT_OK)
-        return st;
-    if ((st = midint_dispatch(ctx, c->op, c->bits / 32, c->count, &v)) != MIDINT_OK ||
-        (st = midint_plan_make(ctx, v, c->bits / 32, device_handles ? c->count : midint_host_chunk(ctx, c),
-                               plan)) != MIDINT_OK ||
-        (v->ntt_primes && (st = midint_ntt_table(ctx, tables)) != MIDINT_OK))
-        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return MIDINT_OK;
+    if (!v)
+        return midint_expr_steps_run(ctx, &midint_exprs[c->expr], c->bits, m, bufs, stream);
+    midint_launch l;
+    bind(c, bufs, &l);
+    plan->count = m;
+    if (plan->group > m)
+        plan->group = m;
+    midint_status st = midint_plan_run(ctx, plan, &l, vec, stream);
+    return st != MIDINT_OK ? st : spoil_if_planted(ctx, v, first_output(c, bufs), stream);
 }
 
-static midint_status run_device(midint_context *ctx, const midint_call *c, void *stream, const char *fn)
+/* Whether 16-byte accesses are safe: n a multiple of 4 and every buffer of n-word instances 16-byte aligned. */
+static int vector_ok(midint_context *ctx, const call *c, void *const *bufs)
+{
+    int vec = c->n % 4 == 0;
+    for (unsigned i = 0; i < c->info->nparams && vec; i++)
+        if (bufs[i] && c->info->params[i].words_per_n)
+            vec = ctx->ops->aligned16(bufs[i]);
+    return vec;
+}
+
+static midint_status run_device(midint_context *ctx, const call *c, const midint_variant *v, void *stream)
 {
     midint_plan plan;
-    void *tables = NULL;
-    midint_status st = midint_begin_call(ctx, c, fn, 1, &plan, &tables);
-    if (st != MIDINT_OK)
-        return st;
-    int vec = c->bits / 32 % 4 == 0 && ctx->ops->aligned16(c->r) && ctx->ops->aligned16(c->a) &&
-              ctx->ops->aligned16(c->b);
-    if ((st = midint_plan_run(ctx, &plan, c->r, c->a, c->b, c->aux, tables, vec, stream)) != MIDINT_OK)
-        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return midint_spoil_if_planted(ctx, plan.v, c->r, stream);
+    midint_status st = v ? midint_plan_make(ctx, v, c->n, result_words(c), c->count, &plan) : MIDINT_OK;
+    if (st == MIDINT_OK)
+        st = enqueue(ctx, c, v, &plan, c->buf, c->count, vector_ok(ctx, c, c->buf), stream);
+    return st == MIDINT_OK ? st : midint_fail(ctx, st, "%s: %s", c->fn, ctx->msg);
 }
 
-#define HOST_OP(fn, opcode, auxname)                                                                            \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
-                     const uint32_t *b, uint32_t *auxname)                                                      \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                       \
-        return midint_host_run(ctx, &c, 0, NULL, #fn);                                                                          \
-    }
-#define DEVICE_OP(fn, opcode, auxname)                                                                          \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
-                     void *auxname, void *stream)                                                               \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                       \
-        return run_device(ctx, &c, stream, #fn);                                                                \
-    }
+/* The host path: the pipeline's job (inputs, then outputs: the buffers given), a chunk at a time. */
+typedef struct host_run {
+    const call *c;
+    const midint_variant *v;
+    midint_plan plan;
+    unsigned param[MIDINT_PIPE_MAX];   /* the parameter of each pipeline operand */
+} host_run;
 
-#define ASYNC_OP(fn, opcode, auxname)                                                                           \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
-                     const uint32_t *b, uint32_t *auxname, void *stream)                                        \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, auxname};                                                \
-        return midint_host_run(ctx, &c, 1, stream, #fn);                                                        \
-    }
+static midint_status run_chunk(midint_context *ctx, void *arg, void *const *dev, size_t first, size_t m, void *stream)
+{
+    host_run *h = arg;
+    void *bufs[MAX_PARAMS] = {NULL};
+    unsigned nops = 0;
+    (void)first;
+    for (unsigned i = 0; i < h->c->info->nparams; i++)
+        if (h->c->buf[i])
+            nops++;
+    for (unsigned k = 0; k < nops; k++)
+        bufs[h->param[k]] = dev[k];
+    return enqueue(ctx, h->c, h->v, &h->plan, bufs, m, h->c->n % 4 == 0, stream);
+}
 
-HOST_OP(midint_add, MIDINT_OP_ADD, carry)
-HOST_OP(midint_sub, MIDINT_OP_SUB, borrow)
-ASYNC_OP(midint_add_async, MIDINT_OP_ADD, carry)
-ASYNC_OP(midint_sub_async, MIDINT_OP_SUB, borrow)
-DEVICE_OP(midint_add_device, MIDINT_OP_ADD, carry)
-DEVICE_OP(midint_sub_device, MIDINT_OP_SUB, borrow)
+static midint_status run_host(midint_context *ctx, const call *c, const midint_variant *v, void *stream)
+{
+    char names[MIDINT_PIPE_MAX][64];
+    host_run h = {c, v, {0}, {0}};
+    midint_pipe_job job = {.count = c->count, .run = run_chunk, .arg = &h};
+    unsigned k = 0;
+    for (int out = 0; out < 2; out++) /* the pipeline's order: inputs, then outputs */
+        for (unsigned i = 0; i < c->info->nparams; i++) {
+            const midint_param_info *p = &c->info->params[i];
+            if (!c->buf[i] || (p->kind == MIDINT_PARAM_OUTPUT) != out)
+                continue;
+            h.param[k] = i;
+            job.user[k] = c->buf[i];
+            job.unit[k] = c->bytes[i] / c->count;
+            job.name[k] = label(c, i, names[k], sizeof names[k]);
+            k++;
+            *(out ? &job.nout : &job.nin) += 1;
+        }
+    job.chunk = midint_pipe_chunk(ctx, &job);
+    midint_status st = v ? midint_plan_make(ctx, v, c->n, result_words(c), job.chunk, &h.plan) : MIDINT_OK;
+    if (st != MIDINT_OK)
+        return midint_fail(ctx, st, "%s: %s", c->fn, ctx->msg);
+    job.chunk = v ? h.plan.count : job.chunk; /* the plan was made for the pipeline's chunk */
+    return midint_pipe_run(ctx, &job, c->mode == MIDINT_MODE_ASYNC, stream, c->fn);
+}
 
-/* The multiplications have no per-instance output beside r. */
-#define HOST_MUL(fn, opcode)                                                                                    \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
-                     const uint32_t *b)                                                                         \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                          \
-        return midint_host_run(ctx, &c, 0, NULL, #fn);                                                                          \
+/* Fill a call from its arguments (no checks yet). */
+static int make_call(call *c, const midint_op_info *d, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                     const unsigned *scalars, midint_mode mode, const char *fn)
+{
+    memset(c, 0, sizeof *c);
+    if (d->nparams > MAX_PARAMS)
+        return 0;
+    c->info = d;
+    c->op = op;
+    c->expr = (unsigned)op >= MIDINT_OP_COUNT_ ? (int)(op - MIDINT_OP_EXPR0) : -1;
+    c->count = count;
+    c->bits = bits;
+    c->n = bits / 32;
+    c->mode = mode;
+    c->fn = fn;
+    unsigned nb = 0, ns = 0;
+    for (unsigned i = 0; i < d->nparams; i++) {
+        if (is_buffer(&d->params[i]))
+            c->buf[i] = buffers ? buffers[nb++] : NULL;
+        else
+            c->scalar[i] = scalars ? scalars[ns++] : 0;
     }
-#define DEVICE_MUL(fn, opcode)                                                                                  \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, void *r, const void *a, const void *b,   \
-                     void *stream)                                                                              \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                          \
-        return run_device(ctx, &c, stream, #fn);                                                                \
-    }
+    return 1;
+}
 
-#define ASYNC_MUL(fn, opcode)                                                                                   \
-    midint_status fn(midint_context *ctx, size_t count, unsigned bits, uint32_t *r, const uint32_t *a,          \
-                     const uint32_t *b, void *stream)                                                           \
-    {                                                                                                           \
-        midint_call c = {opcode, count, bits, r, a, b, NULL};                                                   \
-        return midint_host_run(ctx, &c, 1, stream, #fn);                                                        \
-    }
+midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                              const unsigned *scalars, midint_mode mode, void *stream, const char *fn)
+{
+    if (!ctx)
+        return midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+    const midint_op_info *d = midint_info_of(op);
+    if (!d)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: unknown operation %d (0 .. %d)", fn, (int)op,
+                           MIDINT_OP_COUNT_ - 1);
+    call c;
+    if (!make_call(&c, d, op, count, bits, buffers, scalars, mode, fn))
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s has more than %d parameters", fn, d->name,
+                           MAX_PARAMS);
+    midint_status st = check_call(ctx, &c, stream);
+    if (st != MIDINT_OK)
+        return st;
+    const midint_variant *v = NULL;
+    void *tables = NULL; /* the twiddle tables of transform variants, made before anything is enqueued */
+    if (!use_steps(ctx, &c) && ((st = midint_dispatch(ctx, op, c.n, count, &v)) != MIDINT_OK ||
+                                (v->ntt_primes && (st = midint_ntt_table(ctx, &tables)) != MIDINT_OK)))
+        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
+    return mode == MIDINT_MODE_DEVICE ? run_device(ctx, &c, v, stream) : run_host(ctx, &c, v, stream);
+}
 
-HOST_MUL(midint_mul, MIDINT_OP_MUL)
-HOST_MUL(midint_mullo, MIDINT_OP_MULLO)
-ASYNC_MUL(midint_mul_async, MIDINT_OP_MUL)
-ASYNC_MUL(midint_mullo_async, MIDINT_OP_MULLO)
-DEVICE_MUL(midint_mul_device, MIDINT_OP_MUL)
-DEVICE_MUL(midint_mullo_device, MIDINT_OP_MULLO)
+/* ---- the generic public calls and the descriptors ---- */
+
+/* midint_run*: the messages name the operation's own function (midint_add_device: ...), the same call. */
+static midint_status run_public(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                                const unsigned *scalars, midint_mode mode, void *stream, const char *fn)
+{
+    static const char *const suffix[] = {"", "_async", "_device"};
+    char own[64];
+    if ((unsigned)op >= MIDINT_OP_COUNT_) /* expressions go through midint_expr*, by name */
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: unknown operation %d (0 .. %d)", fn, (int)op,
+                           MIDINT_OP_COUNT_ - 1);
+    snprintf(own, sizeof own, "midint_%s%s", midint_op_infos[op].name, suffix[mode]);
+    fn = own;
+    if (ctx && !buffers)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: buffers is NULL", fn);
+    for (unsigned i = 0; ctx && !scalars && i < midint_op_infos[op].nparams; i++)
+        if (midint_op_infos[op].params[i].kind == MIDINT_PARAM_SCALAR)
+            return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: scalars is NULL (%s takes %s)", fn,
+                               midint_op_infos[op].name, midint_op_infos[op].params[i].name);
+    return midint_op_entry(ctx, op, count, bits, buffers, scalars, mode, stream, fn);
+}
+
+midint_status midint_run(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                         const unsigned *scalars)
+{
+    return run_public(ctx, op, count, bits, buffers, scalars, MIDINT_MODE_HOST, NULL, "midint_run");
+}
+
+midint_status midint_run_async(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                               const unsigned *scalars, void *stream)
+{
+    return run_public(ctx, op, count, bits, buffers, scalars, MIDINT_MODE_ASYNC, stream, "midint_run_async");
+}
+
+midint_status midint_run_device(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                                const unsigned *scalars, void *stream)
+{
+    return run_public(ctx, op, count, bits, buffers, scalars, MIDINT_MODE_DEVICE, stream, "midint_run_device");
+}
+
+size_t midint_op_count(void)
+{
+    return MIDINT_OP_COUNT_;
+}
+
+const midint_op_info *midint_op_describe(midint_op op)
+{
+    return (unsigned)op < MIDINT_OP_COUNT_ ? &midint_op_infos[op] : NULL;
+}
+
+const midint_op_info *midint_op_find(const char *name)
+{
+    for (unsigned i = 0; name && i < MIDINT_OP_COUNT_; i++)
+        if (strcmp(midint_op_infos[i].name, name) == 0)
+            return &midint_op_infos[i];
+    return NULL;
+}
 
 midint_status midint_synchronize(midint_context *ctx, void *stream)
 {
@@ -198,17 +495,18 @@ midint_status midint_synchronize(midint_context *ctx, void *stream)
 
 midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned bits, size_t count, size_t *bytes)
 {
-    if (!ctx || !bytes)
-        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "midint_workspace_size: %s is NULL", ctx ? "bytes" : "ctx");
-    if ((unsigned)op >= MIDINT_OP_COUNT_)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_workspace_size: unknown operation %d", (int)op);
-    midint_call c = {op, count, bits, NULL, NULL, NULL, NULL};
     const char *fn = "midint_workspace_size";
-    midint_status st = check_shape(ctx, &c, fn);
+    if (!ctx || !bytes)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, ctx ? "bytes" : "ctx");
+    if ((unsigned)op >= MIDINT_OP_COUNT_)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: unknown operation %d", fn, (int)op);
+    call c;
+    make_call(&c, &midint_op_infos[op], op, count, bits, NULL, NULL, MIDINT_MODE_DEVICE, fn);
+    midint_status st = check_bits(ctx, &c);
     const midint_variant *v = NULL;
     midint_plan plan;
-    if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, bits / 32, count, &v)) != MIDINT_OK ||
-                            (st = midint_plan_make(ctx, v, bits / 32, count, &plan)) != MIDINT_OK))
+    if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, c.n, count, &v)) != MIDINT_OK ||
+                            (st = midint_plan_make(ctx, v, c.n, result_words(&c), count, &plan)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     if (st == MIDINT_OK)
         *bytes = midint_plan_workspace(&plan);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "plan.h"
 
 #define DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
 
@@ -41,9 +41,9 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
     uint32_t lg = bit_length(2u * (uint64_t)n - 2u);
     if (lg < g->log_min)
         lg = g->log_min;
-    if (ctx->test_ntt_log > lg)
-        lg = ctx->test_ntt_log;
-    uint32_t rows = ctx->test_ntt_rows ? ctx->test_ntt_rows : (lg + 1) / 2;
+    if (ctx->hooks.ntt_log > lg)
+        lg = ctx->hooks.ntt_log;
+    uint32_t rows = ctx->hooks.ntt_rows ? ctx->hooks.ntt_rows : (lg + 1) / 2;
     if (lg > g->log_max || rows >= lg)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: a transform of 2^%u points in rows of 2^%u cannot "
                            "be planned (at most 2^%u points)", v->name, lg, rows, g->log_max);
@@ -53,7 +53,7 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
         kc->span > (1u << rows))
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: no kernels for rows of 2^%u and columns of 2^%u "
                            "points%s", v->name, rows, lg - rows,
-                           ctx->test_ntt_rows ? " (MIDINT_TEST_NTT_SPLIT)" : "");
+                           ctx->hooks.ntt_rows ? " (MIDINT_TEST_NTT_SPLIT)" : "");
     p->log_length = lg;
     p->log_rows = rows;
     p->ws_words = 2ull * v->ntt_primes << lg;
@@ -67,7 +67,7 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
 static midint_status expr_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
 {
     const midint_kernel *k = midint_variant_kernel(v, MIDINT_ROLE_EXPR, 0);
-    uint32_t chunk = v->q * v->limb_words, w = ctx->test_tile_words ? ctx->test_tile_words : k->span;
+    uint32_t chunk = v->q * v->limb_words, w = ctx->hooks.tile_words ? ctx->hooks.tile_words : k->span;
     if (w % chunk || w > k->span)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "MIDINT_TEST_TILE_WORDS is %u; %s takes a multiple of %u "
                            "words up to %u", w, v->name, chunk, k->span);
@@ -77,12 +77,13 @@ static midint_status expr_shape(midint_context *ctx, const midint_variant *v, ui
     return MIDINT_OK;
 }
 
-midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, size_t count, midint_plan *p)
+midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
+                               midint_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->v = v;
     p->n = n;
-    p->rn = v->op == MIDINT_OP_MUL ? 2u * n : n;
+    p->rn = rn;
     p->count = p->group = count;
     midint_status st = MIDINT_OK;
     if (v->plan == MIDINT_PLAN_ADDSUB_GRID)
@@ -91,7 +92,7 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         st = ntt_shape(ctx, v, n, p);
     else if (v->plan == MIDINT_PLAN_EXPR_GRID)
         st = expr_shape(ctx, v, n, p);
-    if (st != MIDINT_OK || v->plan == MIDINT_PLAN_ONE_BLOCK)
+    if (st != MIDINT_OK || v->plan == MIDINT_PLAN_ONE_BLOCK || v->plan == MIDINT_PLAN_MAP)
         return st;
     size_t cap = ctx->workspace_cap ? ctx->workspace_cap : DEFAULT_WORKSPACE_CAP;
     uint64_t per = 4u * (p->ws_words + p->st_words);
@@ -157,6 +158,15 @@ static midint_status run_one_block(midint_context *ctx, const midint_plan *p, mi
     l->ti = midint_variant_threads_per_instance(v, p->n);
     l->ipb = v->block / l->ti; /* the block size is fixed per kernel: a smaller instance packs more per block */
     return launch(ctx, &midint_kernels[v->kernel], l, (p->count + l->ipb - 1) / l->ipb, 0, 0, stream);
+}
+
+/* One kernel over the batch's flat array of count x n words, Q words per thread (x0, x1: the call's scalars). */
+static midint_status run_map(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
+{
+    const midint_kernel *k = &midint_kernels[p->v->kernel];
+    uint64_t words = (uint64_t)p->count * p->n;
+    l->grid = (words + k->span - 1) / k->span;
+    return ctx->ops->launch(ctx, k, l, stream);
 }
 
 static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
@@ -227,30 +237,21 @@ static midint_status run_passes(midint_context *ctx, const midint_plan *p, midin
     return st != MIDINT_OK ? st : marked;
 }
 
-midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, void *r, const void *a, const void *b,
-                              void *aux, void *tables, int vec, void *stream)
+midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const midint_launch *bind, int vec,
+                              void *stream)
 {
-    midint_launch l = {0};
-    l.r = r;
-    l.a = a;
-    l.b = b;
-    l.aux = p->v->ntt_primes ? tables : aux;
+    midint_launch l = *bind;
     l.n = p->n;
     l.vec = (uint32_t)vec;
     l.count = p->count;
+    if (p->v->ntt_primes) { /* transforms read their twiddle tables in aux */
+        midint_status st = midint_ntt_table(ctx, &l.aux);
+        if (st != MIDINT_OK)
+            return st;
+    }
     if (p->v->plan == MIDINT_PLAN_ONE_BLOCK)
         return run_one_block(ctx, p, &l, stream);
-    return run_passes(ctx, p, l, stream);
-}
-
-midint_status midint_plan_run_expr(midint_context *ctx, const midint_plan *p, void *const *io, size_t nio, int vec,
-                                   void *stream)
-{
-    midint_launch l = {0};
-    l.n = p->n;
-    l.vec = (uint32_t)vec;
-    l.count = p->count;
-    for (size_t i = 0; i < nio && i < MIDINT_EXPR_MAX_IO; i++)
-        l.io[i] = io[i];
+    if (p->v->plan == MIDINT_PLAN_MAP)
+        return run_map(ctx, p, &l, stream);
     return run_passes(ctx, p, l, stream);
 }

@@ -1,14 +1,15 @@
-/* registry.c — lookups over the generated variant table. */
+/* registry.c — lookups over the generated tables (operations, variants, candidate sets), and what of them this
+ * context's device runs (the largest sizes, the variants that fit). */
+#include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "dispatch.h"
 
 const char *midint_op_name(midint_op op)
 {
-    static const char *const names[MIDINT_OP_COUNT_] = {"add", "sub", "mul", "mullo"};
     if ((unsigned)op >= MIDINT_OP_COUNT_ && (unsigned)op - MIDINT_OP_EXPR0 < midint_exprs_count)
         return midint_expr_op_names[op - MIDINT_OP_EXPR0]; /* expressions' internal op codes: "expr_NAME" */
-    return (unsigned)op < MIDINT_OP_COUNT_ ? names[op] : NULL;
+    return (unsigned)op < MIDINT_OP_COUNT_ ? midint_op_infos[op].name : NULL;
 }
 
 int midint_op_from_name(const char *name, midint_op *op)
@@ -75,4 +76,37 @@ const char *midint_variant_name(size_t i)
 const char *midint_registry_id(void)
 {
     return midint_registry_hash;
+}
+
+midint_status midint_find_max_bits(midint_context *ctx)
+{
+    if (!ctx->expr_limits && !(ctx->expr_limits = calloc(midint_exprs_count + 1, sizeof *ctx->expr_limits)))
+        return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
+    memset(ctx->max_bits, 0, sizeof ctx->max_bits);
+    memset(ctx->expr_limits, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_limits);
+    for (size_t i = 0; i < midint_registry_size; i++) {
+        const midint_variant *v = &midint_registry[i];
+        if (v->backend != ctx->ops->id || !midint_variant_fits(ctx, v))
+            continue;
+        uint32_t *max = (unsigned)v->op < MIDINT_OP_COUNT_ ? &ctx->max_bits[v->op]
+                        : (unsigned)v->op - MIDINT_OP_EXPR0 < midint_exprs_count
+                            ? &ctx->expr_limits[v->op - MIDINT_OP_EXPR0].fused
+                            : NULL;
+        if (max && v->bits > *max)
+            *max = v->bits;
+    }
+    ctx->expr_steps_known = 0; /* the step-by-step sizes follow the operations' (expr_steps.c, at first need) */
+    return MIDINT_OK;
+}
+
+int midint_variant_fits(const midint_context *ctx, const midint_variant *v)
+{
+    if (ctx->refused && ctx->refused[v - midint_registry])
+        return 0;
+    return v->block <= ctx->max_block && v->shared_bytes <= ctx->max_shared;
+}
+
+unsigned midint_max_bits(const midint_context *ctx, midint_op op)
+{
+    return ctx && ctx->ops && (unsigned)op < MIDINT_OP_COUNT_ ? ctx->max_bits[op] : 0;
 }

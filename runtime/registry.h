@@ -2,6 +2,7 @@
 #ifndef MIDINT_REGISTRY_H
 #define MIDINT_REGISTRY_H
 
+#include "launch.h"
 #include "midint.h"
 
 /* How a call of a variant runs (plan.c): one launch, or several sharing a workspace. */
@@ -9,7 +10,8 @@ typedef enum midint_plan_kind {
     MIDINT_PLAN_ONE_BLOCK = 0,   /* one kernel, an instance (or several) per block */
     MIDINT_PLAN_ADDSUB_GRID = 1, /* tiles of an instance added in parallel, then the carries between them */
     MIDINT_PLAN_NTT_GRID = 2,    /* four-step NTT: column, row and inverse column passes, CRT, carries */
-    MIDINT_PLAN_EXPR_GRID = 3    /* additions-only expression: tiles of every output, then the carries between them */
+    MIDINT_PLAN_EXPR_GRID = 3,   /* additions-only expression: tiles of every output, then the carries between them */
+    MIDINT_PLAN_MAP = 4          /* a word-wise operation: one kernel over the batch's flat array of words */
 } midint_plan_kind;
 
 /* What a kernel does within its variant's plan. */
@@ -21,8 +23,9 @@ typedef enum midint_role {
     MIDINT_ROLE_COLS = 4,      /* NTT grid: digits in, column transforms, twiddles */
     MIDINT_ROLE_COLS_INV = 5,  /* NTT grid: twiddles, inverse column transforms, scale: the residues */
     MIDINT_ROLE_CRT = 6,       /* NTT grid: residues to result words, tile by tile */
-    MIDINT_ROLE_EXPR = 7       /* a fused expression: the whole of it (expr grid: its tiles, carry in 0); takes the
+    MIDINT_ROLE_EXPR = 7,      /* a fused expression: the whole of it (expr grid: its tiles, carry in 0); takes the
                                 * buffers io0..io7 (launch.h) */
+    MIDINT_ROLE_MAP = 8        /* map family: Q words per thread of the flat array of count x n words */
 } midint_role;
 
 typedef struct midint_kernel {
@@ -55,6 +58,7 @@ typedef struct midint_variant {
                               * 2 blocks summed by their owner warps, L/2 per instance (_oL, the balanced low half),
                               * 3 a thread per instance staged through shared memory (_t1) */
     uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
+    uint32_t grid;           /* grid variants: threads per block of their tile kernels (_gB); 0 otherwise */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];
@@ -81,12 +85,45 @@ typedef struct midint_ntt_grid_layout {
 } midint_ntt_grid_layout;
 extern const midint_ntt_grid_layout midint_ntt_grid;
 
+/* The table of operations (generated/ops_table.c, from generator/ops.py): each operation's descriptor, indexed by
+ * its code. */
+extern const midint_op_info midint_op_infos[];
+
 /* Fused expressions (expr.c): expression i's variants have op MIDINT_OP_EXPR0 + i, an op code past the public ones,
- * so that dispatch, forced variants and tuned tables treat each expression as one more operation. */
+ * so that dispatch, forced variants and tuned tables treat each expression as one more operation, and the call path
+ * takes its descriptor midint_expr_infos[i] (outputs, then inputs) as an operation's. */
 #define MIDINT_OP_EXPR0 MIDINT_OP_COUNT_
 extern const midint_expr_desc midint_exprs[];
+extern const midint_op_info midint_expr_infos[];
 extern const size_t midint_exprs_count;
 extern const char *const midint_expr_op_names[]; /* "expr_NAME", the op field of their variant names */
+
+/* The dispatch's built-in default rule (generated from generator/default_rules.py, which says what each field means
+ * and the measurements behind each row); midint_op_rule[op] is an operation's row, midint_expr_rule the expressions'. */
+typedef struct midint_default_rule {
+    const char *name;
+    double chunk_words, block, limb_words, w_chunk, w_block, w_limb, w_idle;
+    uint32_t ntt_above_bits;
+    double ntt_q, ntt_block, w_ntt_block;
+    uint32_t grid_from_bits;
+    uint64_t grid_below_count;
+    double grid_q, grid_block;
+    uint32_t lanes_upto_bits;
+    uint64_t lanes_from_count;
+    double lanes_q, lanes_min;
+    uint32_t lanes_across, lanes_karatsuba;
+    uint64_t lanes_below_count, lanes_staged_from;
+} midint_default_rule;
+extern const midint_default_rule midint_default_rules[];
+extern const size_t midint_default_rule_count;
+extern const unsigned midint_op_rule[];
+extern const unsigned midint_expr_rule;
+
+/* The descriptor of an op code: an operation's, or an expression's (MIDINT_OP_EXPR0 + i); NULL when unknown. */
+const midint_op_info *midint_info_of(midint_op op);
+
+/* The words per instance of parameter p of a call at n words (0 for a scalar). */
+uint64_t midint_param_words(const midint_param_info *p, uint32_t n);
 
 /* The op code of an operation name: a public operation or expr_NAME; 0 when unknown. */
 int midint_op_from_name(const char *name, midint_op *op);

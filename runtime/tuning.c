@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "dispatch.h"
 
 /* Format 1: the whole table names the registry it was tuned against and is refused when that changed.
  * Format 2: each row also names its (op, bits) pair's candidate-set hash (registry.h, midint_candidate_sets);

@@ -1,0 +1,29 @@
+/* dispatch.h — internal: which variant runs a call (forced, tuned table, default rule), and what the device serves. */
+#ifndef MIDINT_DISPATCH_H
+#define MIDINT_DISPATCH_H
+
+#include "context.h"
+
+/* Choose the variant for a call of n words and `count` instances; on failure the message is set. */
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+                              const midint_variant **out);
+
+/* Forget remembered dispatch decisions (the forced variants or the tuned table changed). */
+void midint_dispatch_forget(midint_context *ctx);
+
+/* Read MIDINT_VARIANT into ctx->forced; MIDINT_ERR_UNKNOWN_VARIANT for a name not in the registry. */
+midint_status midint_dispatch_init(midint_context *ctx);
+
+/* Tuned tables (tuning.c): load at open from the environment or the default location; look up a call. */
+void midint_tuning_init(midint_context *ctx);
+void midint_tuning_free(struct midint_tuning *t);
+const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op op, uint32_t n, size_t count);
+
+/* The largest size each operation and each expression runs on this device (max_bits, expr_limits; registry.c): at
+ * open, and again when the device turns a variant down. */
+midint_status midint_find_max_bits(midint_context *ctx);
+
+/* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */
+int midint_variant_fits(const midint_context *ctx, const midint_variant *v);
+
+#endif

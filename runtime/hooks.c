@@ -1,0 +1,34 @@
+/* hooks.c — the test hooks (hooks.h) read from the environment once, at open: every MIDINT_TEST_* variable here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hooks.h"
+#include "registry.h"
+
+midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
+{
+    memset(h, 0, sizeof *h);
+    /* a variant named here returns a wrong word, as a broken kernel would (the tuner's tests) */
+    const char *bad = getenv("MIDINT_TEST_CORRUPT");
+    h->corrupt = bad && *bad ? midint_registry_find(bad) : NULL;
+    const char *split = getenv("MIDINT_TEST_NTT_SPLIT");
+    if (split && *split && sscanf(split, "%u,%u", &h->ntt_log, &h->ntt_rows) != 2) {
+        snprintf(why, len, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS", split);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
+    const char *tw = getenv("MIDINT_TEST_TILE_WORDS");
+    if (tw && *tw && (sscanf(tw, "%u", &h->tile_words) != 1 || h->tile_words == 0)) {
+        snprintf(why, len, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive number of words", tw);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
+    const char *steps = getenv("MIDINT_TEST_EXPR_STEPS");
+    h->expr_steps = steps && *steps && strcmp(steps, "0") != 0;
+    const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
+    h->fail_chunk = fail && *fail ? strtoull(fail, NULL, 10) : 0;
+    const char *probe = getenv("MIDINT_TEST_PROBE_FAIL");
+    h->probe_fail = probe && strcmp(probe, "1") == 0;
+    const char *wg = getenv("MIDINT_TEST_KERNEL_WG");
+    h->kernel_wg = wg ? (uint32_t)strtoul(wg, NULL, 10) : 0;
+    return MIDINT_OK;
+}

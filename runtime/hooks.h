@@ -1,0 +1,28 @@
+/* hooks.h — internal: the test hooks, environment variables that make hard-to-reach paths run in tests, in one place. */
+#ifndef MIDINT_HOOKS_H
+#define MIDINT_HOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "midint.h"
+
+typedef struct midint_variant midint_variant;
+
+/* Read once at open (hooks.c); each field says its variable and what it does. */
+typedef struct midint_test_hooks {
+    const midint_variant *corrupt; /* MIDINT_TEST_CORRUPT=NAME: this variant's results are spoiled (a broken kernel) */
+    uint32_t ntt_log, ntt_rows;    /* MIDINT_TEST_NTT_SPLIT=LOG,ROWS: grid NTT transforms of at least 2^LOG points in
+                                    * rows of 2^ROWS, so every row and column kernel runs at sizes a CPU test affords */
+    uint32_t tile_words;           /* MIDINT_TEST_TILE_WORDS=W: additions-only expression grids cut instances into
+                                    * tiles of W words, so CPU tests cross many tiles */
+    int expr_steps;                /* MIDINT_TEST_EXPR_STEPS=1: expressions step by step wherever their steps serve */
+    size_t fail_chunk;             /* MIDINT_TEST_FAIL_CHUNK=J: chunk J (from 1) of every host call fails */
+    int probe_fail;                /* MIDINT_TEST_PROBE_FAIL=1: the OpenCL warp probe's values count as wrong */
+    uint32_t kernel_wg;            /* MIDINT_TEST_KERNEL_WG=N: every OpenCL kernel allows at most N work-items */
+} midint_test_hooks;
+
+/* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */
+midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len);
+
+#endif

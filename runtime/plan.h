@@ -1,0 +1,38 @@
+/* plan.h — internal: how one call runs (plan.c): its launches and the context's workspace they share. */
+#ifndef MIDINT_PLAN_H
+#define MIDINT_PLAN_H
+
+#include "context.h"
+
+/* How one call runs: the variant's launches for n words and `count` instances, and the workspace they share. A grid
+ * variant runs `group` instances per pass; each pass launches its kernels in order. */
+typedef struct midint_plan {
+    const midint_variant *v;
+    uint32_t n, rn;           /* words per operand, per result (the output in slot r) */
+    size_t count, group;      /* instances of the call, per pass */
+    uint64_t ws_words, st_words; /* workspace per instance: transform planes, tile states */
+    uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
+    uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile) */
+} midint_plan;
+
+/* Plan a call of v whose result (slot r) holds rn words per instance; MIDINT_ERR_OUT_OF_MEMORY when one instance
+ * needs more workspace than the cap. */
+midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
+                               midint_plan *p);
+
+/* Device bytes of workspace the plan uses. */
+size_t midint_plan_workspace(const midint_plan *p);
+
+/* Enqueue the plan on the buffers and scalars bound in `bind` (r, a, b, aux, io, x0, x1; the rest is the plan's),
+ * growing the context's workspace first when needed. NTT variants read their twiddle tables (made here at first
+ * use) in aux; vec: 16-byte accesses are safe. */
+midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const midint_launch *bind, int vec,
+                              void *stream);
+
+/* Release the workspace (after the work that uses it is done). */
+void midint_workspace_free(midint_context *ctx);
+
+/* The device buffer of NTT twiddle tables, made and uploaded on first use; on failure the message is set. */
+midint_status midint_ntt_table(midint_context *ctx, void **out);
+
+#endif
