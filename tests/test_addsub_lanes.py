@@ -10,6 +10,8 @@ from conftest import BACKENDS, ROOT, assert_all_ok, driver_env, read_variants, r
 
 sys.path.insert(0, str(ROOT))
 from generator import plan, space  # noqa: E402
+from generator.default_rules import rule_for  # noqa: E402
+from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
 
 
 @pytest.mark.parametrize("bits", [512, 1024, 2048, 4096, 8192, 16384, 32768])
@@ -17,7 +19,7 @@ def test_shapes(bits):
     """L lanes x Q words is the instance exactly, every Q of the family that fits on 1..32 lanes, 128-thread blocks;
     the one-block ADDSUB variants of the size are all still there beside them."""
     words = bits // 32
-    for op in ("add", "sub"):
+    for op in [o.name for o in LANES_OPS]:
         got = plan.variants_for(op, bits, "cuda")
         lanes = [v for v in got if v.lanes is not None]
         want = {q: words // q for q in space.ADDSUB_LANES.qs if words % q == 0 and 1 <= words // q <= 32}
@@ -35,7 +37,8 @@ def test_own_fallback():
     assert any(v.lanes is None for v in got) and any(v.lanes is not None for v in got)
 
 
-VARIANTS = [v for v in read_variants() if v["op"] in ("add", "sub") and v["lanes"] != "-"]
+LANES_OPS = [op for op in OPERATIONS if "addsub_lanes" in op.families]   # add, sub, cmp (the table's rows)
+VARIANTS = [v for v in read_variants() if v["op"] in {op.name for op in LANES_OPS} and v["lanes"] != "-"]
 
 
 def boundary_cases(v):
@@ -51,7 +54,8 @@ def boundary_cases(v):
                                ("mixed", per_block + 3)):
             cases.append(f"{v['op']} {bits} {count} {pattern} {seed} host none")
             seed += 1
-    cases.append(f"{v['op']} {v['bits']} {per_block + 1} max {seed} device rab")
+    in_place = ("r", "a") in BY_NAME[v["op"]].in_place   # else (cmp) a and b one buffer: equal operands
+    cases.append(f"{v['op']} {v['bits']} {per_block + 1} max {seed} device {'rab' if in_place else 'ab'}")
     return cases
 
 
@@ -65,12 +69,12 @@ def test_lane_boundaries(v):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_default_rule_takes_lanes_for_small_batches(backend):
-    """Without a tuned table add and sub take the lanes family for batches below 2048 instances up to 16384 bits, and
-    the one-block kernel otherwise (runtime/dispatch.c, lanes_upto_bits, lanes_below_count)."""
+    """Without a tuned table add, sub and cmp take the lanes family for batches below lanes_below_count instances up to
+    lanes_upto_bits, and the one-block kernel otherwise (generator/default_rules.py, read by runtime/dispatch.c)."""
     require_backend(backend)
     sizes = sorted({v["bits"] for v in VARIANTS if v["backend"] == backend})
     lanes_names = {v["name"] for v in VARIANTS}
-    questions = [(op, bits, count) for op in ("add", "sub") for size in sizes for bits in (size, size - 32)
+    questions = [(op.name, bits, count) for op in LANES_OPS for size in sizes for bits in (size, size - 32)
                  for count in (1, 64, 4096, 1 << 20)]
     p = subprocess.run([str(ROOT / "build" / "tuning" / "measure"), "--backend", backend, "--tuning", "none"],
                        capture_output=True, text=True, timeout=300, env=driver_env(),
@@ -78,5 +82,6 @@ def test_default_rule_takes_lanes_for_small_batches(backend):
     answers = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("select ")]
     assert len(answers) == len(questions), p.stdout + p.stderr
     for (op, bits, count), ans in zip(questions, answers):
-        want = count < 2048 and bits <= 16384
+        rule = rule_for(op)
+        want = count < rule.lanes_below_count and bits <= rule.lanes_upto_bits
         assert (ans[4] in lanes_names) == want, f"{op} {bits} bits x {count}: default rule chose {ans[4]}"

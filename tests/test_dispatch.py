@@ -4,8 +4,9 @@ import subprocess
 
 import pytest
 
-from conftest import (BACKENDS, BUILD, assert_all_ok, driver_env, read_variants, require_backend, require_cases,
-                      run_driver)
+from conftest import (BACKENDS, BUILD, OPERATIONS, assert_all_ok, driver_env, read_variants, require_backend,
+                      require_cases, run_driver)
+from generator.default_rules import UNBOUNDED, rule_for
 
 MEASURE = BUILD / "tuning" / "measure"
 
@@ -155,10 +156,12 @@ def test_environment_forces_variant(backend):
     assert proc.returncode == 2 and "add_512_u64_q3_i1_" in proc.stderr, proc.stderr
 
 
-# The default rule's algorithm switch (runtime/dispatch.c): register-resident (lanes) variants up to these sizes,
-# else NTT above these sizes, classical at or below.
-LANES_UPTO_BITS = {"mul": 8192, "mullo": 8192}
-NTT_ABOVE_BITS = {"mul": 3520, "mullo": 7552}
+# The default rule's algorithm switch (generator/default_rules.py, read by runtime/dispatch.c): register-resident
+# (lanes) variants up to these sizes, else NTT above these sizes, classical at or below; for every operation whose
+# row names the three families.
+PRODUCTS = [op.name for op in OPERATIONS if {"lanes", "ntt", "mul"} <= set(op.families)]
+LANES_UPTO_BITS = {op: rule_for(op).lanes_upto_bits for op in PRODUCTS}
+NTT_ABOVE_BITS = {op: rule_for(op).ntt_above_bits for op in PRODUCTS}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -195,9 +198,13 @@ def test_default_rule_switches_algorithm(backend):
         assert "_k1_" not in ans[4], f"{op} {bits} bits: default rule chose {ans[4]}, a Karatsuba variant"
 
 
-# The default rule's family switch (runtime/dispatch.c): grid variants (an instance over many blocks) from
-# these sizes for batches below these counts, and wherever no one-block variant serves the size.
-GRID_FROM = {"add": (524288, float("inf")), "sub": (524288, float("inf")), "mul": (65536, 16), "mullo": (65536, 16)}
+# The default rule's family switch (generator/default_rules.py): grid variants (an instance over many blocks) from
+# these sizes for batches below these counts, and wherever no one-block variant serves the size; for every operation
+# with both kinds of family.
+GRID_FROM = {op.name: (rule_for(op.name).grid_from_bits,
+                       float("inf") if rule_for(op.name).grid_below_count == UNBOUNDED else rule_for(op.name).grid_below_count)
+             for op in OPERATIONS if {"addsub_grid", "ntt_grid"} & set(op.families) and
+             {"addsub", "mul", "ntt"} & set(op.families)}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -8,9 +8,11 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
+from generator.ops import OPERATIONS  # noqa: E402
 from generator.plan import PlanError, parse_sizes, plan, variants_for  # noqa: E402
-from generator.render import c_string, render_all  # noqa: E402
-from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
+from generator import grid_plan  # noqa: E402
+from generator.render import c_string, kernel_variant, render_all  # noqa: E402
+from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint, family_of,  # noqa: E402
                              shared_bytes)
 from generator.variant import Variant, VariantNameError, format_name, parse_name  # noqa: E402
 
@@ -89,9 +91,9 @@ def test_karatsuba_names_round_trip(v):
     assert 2048 <= v.bits <= 8192 and v.lanes >= 4 and not v.across and v.lanes * v.q == v.words
 
 
-def test_karatsuba_is_generated_for_both_operations_and_backends():
+def test_karatsuba_is_generated_for_every_operation_that_names_it_and_both_backends():
     got = {(v.op, v.backend) for v in plan([2048, 4096, 8192]) if v.karatsuba}
-    assert got == {(op, b) for op in ("mul", "mullo") for b in ("cuda", "opencl")}
+    assert got == {(op.name, b) for op in OPERATIONS if "lanes_k" in op.families for b in ("cuda", "opencl")}
 
 
 @pytest.mark.parametrize("fields,constraint", [
@@ -111,7 +113,8 @@ def test_each_karatsuba_constraint_names_itself(fields, constraint):
 @pytest.mark.parametrize("v", [v for v in plan([512, 1024, 2048, 4096, 8192, 16384]) if v.owner],
                          ids=lambda v: v.name)
 def test_owner_names_round_trip(v):
-    assert parse_name(v.name) == v and f"_o{v.lanes}_" in v.name and v.op == "mullo"
+    owners = {op.name for op in OPERATIONS if {"lanes_owner", "sqr_owner"} & set(op.families)}   # mullo, sqr
+    assert parse_name(v.name) == v and f"_o{v.lanes}_" in v.name and v.op in owners
     assert 1024 <= v.bits <= 8192 and v.lanes * v.q == v.words and v.block == v.ipb * v.lanes // 2
 
 
@@ -130,7 +133,9 @@ def test_each_owner_constraint_names_itself(fields, constraint):
 # A staged thread per instance (_t1): the lanes family on one lane, loads and stores through shared memory
 @pytest.mark.parametrize("v", [v for v in plan([512, 1024, 2048]) if v.staged], ids=lambda v: v.name)
 def test_staged_names_round_trip(v):
-    assert parse_name(v.name) == v and v.name.split("_")[-2] == "t1" and v.lanes == 1 and v.q == v.words
+    assert parse_name(v.name) == v and v.name.split("_")[-2] == "t1" and v.lanes == 1
+    # the lanes family's staged thread holds the instance in Q words; the square's (sqr_thread) loops over its blocks
+    assert v.q == v.words if family_of(v).name == "lanes" else v.words % v.q == 0
 
 
 def test_staged_thread_serves_mullo_1024_and_32_words_need_it():
@@ -189,7 +194,8 @@ def test_too_large_names_the_constraints():
 def test_size_above_one_operations_largest_is_left_out_with_a_note():
     notes = []
     names = [v.name for v in plan([1 << 31], notes=notes)]
-    assert names and {n.split("_")[0] for n in names} == {"add", "sub"}
+    beyond = {op.name for op in OPERATIONS if {"addsub_grid", "map"} & set(op.families)}   # 2^31-bit families
+    assert names and {n.split("_")[0] for n in names} == beyond
     assert any(n.startswith("mul ") and "ntt_bound" in n for n in notes), notes
     with pytest.raises(PlanError, match="no mul variant fits"):
         plan([1 << 31], ops=["mul", "mullo"])
@@ -225,10 +231,15 @@ def test_cli_writes_registry_kernels_and_list(tmp_path):
     assert all(f'"{n}"' in registry for n in listing)
     for n in listing:
         v = parse_name(n)
-        if v.backend == "opencl":
-            assert (out / "opencl" / f"{n}.cl").exists()
+        kv = kernel_variant(v)   # a borrowed kernel (sqr's transforms and lanes are mul's) is rendered under its name
+        if v.grid is not None:   # a grid engine's kernels serve every size: one program, a unit per role
+            eng = grid_plan.engine(kv)
+            assert (out / "opencl" / f"{eng}.cl").exists() if v.backend == "opencl" else \
+                any(f"midint_cuda_launch_{eng}_" in u.read_text() for u in (out / "cuda").glob(f"{eng}_*.cu"))
+        elif v.backend == "opencl":
+            assert (out / "opencl" / f"{kv.name}.cl").exists()
         else:
-            assert f"midint_cuda_launch_{n}(" in (out / "cuda" / f"{v.op}_{v.bits}.cu").read_text()
+            assert f"midint_cuda_launch_{kv.name}(" in (out / "cuda" / f"{kv.op}_{kv.bits}.cu").read_text()
     # a second request replaces the first: no stale kernels stay behind
     assert gen("--sizes", "1024", out=out).returncode == 0
     assert not list((out / "cuda").glob("*_512.cu"))

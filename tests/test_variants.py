@@ -10,19 +10,30 @@ from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_back
 
 sys.path.insert(0, str(ROOT))
 from generator import grid_plan  # noqa: E402
+from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
 
-# Per operation: patterns for single instances, patterns that make a whole batch carry (or multiply with the
-# largest partial-product carries), and the in-place aliases the operation allows.
-OPS = {
-    "add": dict(patterns=("random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement", "single_bits",
-                          "runs", "equal", "edges"),
-                chains=("ones_plus_one", "zero_minus_one", "runs", "complement"), aliases=("ra", "rb", "rab")),
-    "mul": dict(patterns=("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs", "sparse",
-                          "edges"),
-                chains=("max", "mersenne", "runs"), aliases=("ab",)),
-}
-OPS["sub"] = OPS["add"]
-OPS["mullo"] = dict(OPS["mul"], aliases=("ra", "rb", "rab", "ab"))
+# Per operation, from its row of the table (generator/ops.py): patterns for single instances, patterns that make a
+# whole batch carry (or multiply with the largest partial-product carries), the in-place aliases it allows, the
+# argument sets of its scalars (shift counts at every edge, and one per instance), and whether it is a product
+# (quadratic cost: the large sizes get fewer cases).
+def op_spec(row):
+    first, second = ([p.name for p in row.inputs if p.width == "n"] + [None, None])[:2]
+    r = row.result.name
+    aliases = [a for a, i in (("ra", first), ("rb", second)) if i and (r, i) in row.in_place]
+    if len(aliases) == 2:
+        aliases.append("rab")
+    if second:
+        aliases.append("ab")   # b the same buffer as a (a square; equal operands)
+    args = [""]
+    for s in row.scalars:
+        if s.below_bits:
+            args = [f"{s.name}={x}" for x in ("0", "1", "31", "32", "33", "max")]
+            args += [f"{b.name}=each" for b in row.inputs if b.fallback == s.name]
+    return dict(patterns=row.patterns, chains=row.chains, aliases=tuple(aliases), args=tuple(args),
+                product="(mul " in row.reference_text())
+
+
+OPS = {row.name: op_spec(row) for row in OPERATIONS}
 
 
 def launch_shape(v, bits):
@@ -52,13 +63,14 @@ def cases_for(v):
     op, m, spec = v["op"], v["bits"], OPS[v["op"]]
     cases, seed = [], 1
 
-    def add(bits, count, pattern, api="host", alias="none"):
+    def add(bits, count, pattern, api="host", alias="none", args=None):
         nonlocal seed
-        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias}")
+        arg = spec["args"][seed % len(spec["args"])] if args is None else args
+        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias} {arg}".rstrip())
         seed += 1
 
     # (an NTT kernel's cost does not depend on the run-time size: it runs every case at its own size)
-    big = op in ("mul", "mullo") and v["ntt"] == "-" and (m // 32) ** 2 > FULL_SIZE_BUDGET
+    big = spec["product"] and v["ntt"] == "-" and (m // 32) ** 2 > FULL_SIZE_BUDGET
     if big:
         add(m, 2, "mixed")
         add(m, 1, "max")
@@ -73,6 +85,8 @@ def cases_for(v):
     _ti, ipb = launch_shape(v, m)
     for p in spec["chains"]:
         add(m, 3 * ipb + 1, p)
+    for arg in spec["args"][1:]:   # every scalar edge and per-instance counts, on a full batch
+        add(m, ipb + 2, "mixed", args=arg)
     # device buffers and in-place use, on both the aligned and the padded path
     for bits in {m, max(32, m - 32)}:
         _ti, ipb = launch_shape(v, bits)
@@ -100,13 +114,14 @@ def grid_cases(v, full_matrix):
     top = min(v["bits"], GRID_BITS[v["backend"]])
     cases, seed = [], 1
 
-    def add(bits, count, pattern, api="host", alias="none"):
+    def add(bits, count, pattern, api="host", alias="none", args=None):
         nonlocal seed
-        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias}")
+        arg = spec["args"][seed % len(spec["args"])] if args is None else args
+        cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias} {arg}".rstrip())
         seed += 1
 
     if v["backend"] == "cuda" and v["bits"] > top:   # the variant's own size, on the GPU
-        add(v["bits"], 1, "max" if op in ("mul", "mullo") else "ones_plus_one")
+        add(v["bits"], 1, spec["chains"][0])
         add(v["bits"] - 32, 1, "random", api="device")
     if not full_matrix:
         add(top, 2, "mixed")
@@ -119,6 +134,8 @@ def grid_cases(v, full_matrix):
         add(top, 1, p)
     for p in spec["chains"]:
         add(top, 3, p)
+    for arg in spec["args"][1:]:
+        add(odd, 3, "mixed", args=arg)
     add(odd, 2, "mixed", api="device")
     for alias in spec["aliases"]:
         add(odd, 2, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
@@ -132,17 +149,22 @@ def grid_cases(v, full_matrix):
 
 
 def tile_words(v):
-    return int(v["grid"]) * (v["q"] if v["op"] in ("add", "sub") else 8)
+    return int(v["grid"]) * (8 if v["ntt"] != "-" else v["q"])   # the grid NTT's carries are its CRT kernel's tiles
 
 
 def chain_pattern(v):
-    return {"add": "ones_plus_one", "sub": "zero_minus_one"}.get(v["op"], "max")
+    return OPS[v["op"]]["chains"][0]
+
+
+def carries_between_tiles(v):
+    """Grid variants whose fix-up kernel carries between tiles (the add/sub family, cmp's borrows)."""
+    return "addsub_grid" in BY_NAME[v["op"]].families and v["ntt"] == "-"
 
 
 def long_bits(v):
-    """An add/sub instance of more than two fix-up blocks of tiles, where the CPU affords it (else None)."""
+    """An instance of more than two fix-up blocks of tiles, where the CPU affords it (else None)."""
     bits = 32 * (2 * int(v["grid"]) * tile_words(v) + 96)
-    return bits if v["op"] in ("add", "sub") and bits <= 32 * GRID_WORDS_LONG[v["backend"]] else None
+    return bits if carries_between_tiles(v) and bits <= 32 * GRID_WORDS_LONG[v["backend"]] else None
 
 
 VARIANTS = [v for v in read_variants() if v["op"] in OPS]

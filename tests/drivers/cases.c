@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "reference.h"
 
 uint64_t rng_next(rng *g)
 {
@@ -152,18 +153,29 @@ static void p_edges(rng *g, unsigned n, uint32_t *a, uint32_t *b)
     }
 }
 
+/* b = a except one word (the lowest, the highest, or one between, at random), one more or one less there: operands
+ * that a comparison must tell apart by that word alone */
+static void p_differ(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    p_random(g, n, a, b);
+    memcpy(b, a, n * 4);
+    uint64_t pick = rng_next(g);
+    unsigned w = pick % 3 == 0 ? 0u : pick % 3 == 1 ? n - 1 : (unsigned)(rng_next(g) % n);
+    b[w] += (pick >> 8) & 1 ? 1u : 0xffffffffu; /* +1 or -1 in that word (wrapping: still a different word) */
+}
+
 static const struct { const char *name; pattern_fn fn; } patterns[] = {
     {"random", p_random},           {"zero", p_zero},         {"max", p_max},
     {"ones_plus_one", p_ones_plus_one}, {"zero_minus_one", p_zero_minus_one},
     {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
     {"equal", p_equal},            {"one", p_one},           {"mersenne", p_mersenne},
-    {"sparse", p_sparse},           {"edges", p_edges},
+    {"sparse", p_sparse},           {"edges", p_edges},       {"differ", p_differ},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
 const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
-                                     "single_bits", "runs", "equal", "one", "mersenne", "sparse", "edges", "mixed",
-                                     NULL};
+                                     "single_bits", "runs", "equal", "one", "mersenne", "sparse", "edges", "differ",
+                                     "mixed", NULL};
 
 int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
 {
@@ -185,82 +197,276 @@ int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, 
     return 1;
 }
 
-void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry)
-{
-    mpz_t x, y, z;
-    unsigned rn = result_words(op, n);
-    mpz_inits(x, y, z, NULL);
-    mpz_import(x, n, -1, 4, 0, 0, a);
-    mpz_import(y, n, -1, 4, 0, 0, b);
-    *carry = 0;
-    switch (op) {
-    case MIDINT_OP_ADD:
-        mpz_add(z, x, y);
-        *carry = (uint32_t)mpz_tstbit(z, 32ul * n);
-        break;
-    case MIDINT_OP_SUB:
-        mpz_sub(z, x, y);
-        *carry = mpz_sgn(z) < 0;
-        break;
-    default: /* mul, mullo */
-        mpz_mul(z, x, y);
-        break;
-    }
-    mpz_fdiv_r_2exp(z, z, 32ul * rn); /* mod 2^(result bits), non-negative */
-    memset(r, 0, rn * 4);
-    mpz_export(r, NULL, -1, 4, 0, 0, z);
-    mpz_clears(x, y, z, NULL);
-}
+/* ---- operations through their descriptors (the table of operations): no per-operation code here ---- */
 
 int parse_op(const char *name)
 {
-    for (int i = 0; i < MIDINT_OP_COUNT_; i++)
-        if (strcmp(name, midint_op_name((midint_op)i)) == 0)
-            return i;
+    const midint_op_info *d = midint_op_find(name);
+    return d ? d->op : -1;
+}
+
+uint64_t param_words(const midint_param_info *p, unsigned n)
+{
+    return (uint64_t)p->words_per_n * n + p->words_fixed;
+}
+
+int param_in_slot(const midint_op_info *d, unsigned slot)
+{
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind != MIDINT_PARAM_SCALAR && (d->params[i].slots & slot))
+            return (int)i;
+    return -1;
+}
+
+int nth_input(const midint_op_info *d, unsigned k)
+{
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind == MIDINT_PARAM_INPUT && d->params[i].words_per_n && k-- == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The optional output of one word per instance (add's carry, sub's borrow), or -1. */
+static int flag_output(const midint_op_info *d)
+{
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind == MIDINT_PARAM_OUTPUT && d->params[i].optional && !d->params[i].words_per_n)
+            return (int)i;
     return -1;
 }
 
 unsigned result_words(midint_op op, unsigned n)
 {
-    return op == MIDINT_OP_MUL ? 2 * n : n;
+    const midint_op_info *d = midint_op_describe(op);
+    return d ? (unsigned)param_words(&d->params[param_in_slot(d, MIDINT_SLOT_R)], n) : n;
 }
 
 int op_has_carry(midint_op op)
 {
-    return op == MIDINT_OP_ADD || op == MIDINT_OP_SUB;
+    const midint_op_info *d = midint_op_describe(op);
+    return d && flag_output(d) >= 0;
+}
+
+/* The buffers of a call in its descriptor's order from the four of the older drivers: the result (slot r), the first
+ * and second inputs of n words, and the flag output; any other buffer NULL, every scalar 0. */
+static void classic_buffers(const midint_op_info *d, void *r, const void *a, const void *b, void *carry, void **bufs)
+{
+    unsigned k = 0;
+    int ir = param_in_slot(d, MIDINT_SLOT_R), ia = nth_input(d, 0), ib = nth_input(d, 1), ic = flag_output(d);
+    for (unsigned i = 0; i < d->nparams; i++) {
+        if (d->params[i].kind == MIDINT_PARAM_SCALAR)
+            continue;
+        bufs[k++] = (int)i == ir ? r : (int)i == ia ? (void *)a : (int)i == ib ? (void *)b : (int)i == ic ? carry : NULL;
+    }
 }
 
 midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
                         const uint32_t *a, const uint32_t *b, uint32_t *carry)
 {
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add(ctx, count, bits, r, a, b, carry);
-    case MIDINT_OP_SUB: return midint_sub(ctx, count, bits, r, a, b, carry);
-    case MIDINT_OP_MUL: return midint_mul(ctx, count, bits, r, a, b);
-    default: return midint_mullo(ctx, count, bits, r, a, b);
-    }
+    void *bufs[OPB_MAX];
+    const unsigned scalars[OPB_MAX] = {0};
+    classic_buffers(midint_op_describe(op), r, a, b, carry, bufs);
+    return midint_run(ctx, op, count, bits, bufs, scalars);
 }
 
 midint_status async_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
                          const uint32_t *a, const uint32_t *b, uint32_t *carry)
 {
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add_async(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_SUB: return midint_sub_async(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_MUL: return midint_mul_async(ctx, count, bits, r, a, b, NULL);
-    default: return midint_mullo_async(ctx, count, bits, r, a, b, NULL);
-    }
+    void *bufs[OPB_MAX];
+    const unsigned scalars[OPB_MAX] = {0};
+    classic_buffers(midint_op_describe(op), r, a, b, carry, bufs);
+    return midint_run_async(ctx, op, count, bits, bufs, scalars, NULL);
 }
 
 midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                           const void *b, void *carry)
 {
-    switch (op) {
-    case MIDINT_OP_ADD: return midint_add_device(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_SUB: return midint_sub_device(ctx, count, bits, r, a, b, carry, NULL);
-    case MIDINT_OP_MUL: return midint_mul_device(ctx, count, bits, r, a, b, NULL);
-    default: return midint_mullo_device(ctx, count, bits, r, a, b, NULL);
+    void *bufs[OPB_MAX];
+    const unsigned scalars[OPB_MAX] = {0};
+    classic_buffers(midint_op_describe(op), r, a, b, carry, bufs);
+    return midint_run_device(ctx, op, count, bits, bufs, scalars, NULL);
+}
+
+/* Output `out` (words_out words) of one instance from its values, reduced mod 2^(32 words_out) (so -1 is all ones). */
+static int eval_output(const midint_op_info *d, ref_value *vals, size_t nvals, unsigned bits, unsigned i, uint32_t *out,
+                       size_t words_out)
+{
+    mpz_t z;
+    mpz_init(z);
+    int ok = reference_eval(d->reference, vals, nvals, bits, d->params[i].name, z);
+    if (ok) {
+        mpz_fdiv_r_2exp(z, z, 32ul * words_out);
+        memset(out, 0, words_out * 4);
+        mpz_export(out, NULL, -1, 4, 0, 0, z);
     }
+    mpz_clear(z);
+    return ok;
+}
+
+void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry)
+{
+    const midint_op_info *d = midint_op_describe(op);
+    ref_value vals[OPB_MAX];
+    size_t nv = 0;
+    for (unsigned i = 0; i < d->nparams; i++) {
+        const midint_param_info *p = &d->params[i];
+        if (p->kind == MIDINT_PARAM_OUTPUT)
+            continue;
+        vals[nv].name = p->name;
+        mpz_init(vals[nv].v);
+        if ((int)i == nth_input(d, 0) || (int)i == nth_input(d, 1))
+            mpz_import(vals[nv].v, n, -1, 4, 0, 0, (int)i == nth_input(d, 0) ? a : b);
+        nv++;
+    }
+    *carry = 0;
+    eval_output(d, vals, nv, 32u * n, (unsigned)param_in_slot(d, MIDINT_SLOT_R), r, result_words(op, n));
+    if (flag_output(d) >= 0)
+        eval_output(d, vals, nv, 32u * n, (unsigned)flag_output(d), carry, 1);
+    for (size_t k = 0; k < nv; k++)
+        mpz_clear(vals[k].v);
+}
+
+/* ---- a whole batch of any operation (check_batch, measure) ---- */
+
+/* A per-instance count below bits: first the edges a shift must get right, then random ones. */
+static uint32_t count_value(rng *g, size_t inst, unsigned bits)
+{
+    const uint32_t edges[] = {0, 1, 31, 32, 33, bits - 1, bits / 2, bits - 32};
+    uint32_t v = inst < sizeof edges / sizeof edges[0] ? edges[inst] : (uint32_t)(rng_next(g) % bits);
+    return v < bits ? v : bits - 1;
+}
+
+/* The value `args` gives `name` ("name=V" among space- or comma-separated items), or NULL. */
+static const char *arg_of(const char *args, const char *name, char *buf, size_t len)
+{
+    size_t nl = strlen(name);
+    for (const char *p = args ? args : ""; *p;) {
+        size_t item = strcspn(p, " ,");
+        if (item > nl && strncmp(p, name, nl) == 0 && p[nl] == '=') {
+            size_t vl = item - nl - 1 < len - 1 ? item - nl - 1 : len - 1;
+            memcpy(buf, p + nl + 1, vl);
+            buf[vl] = '\0';
+            return buf;
+        }
+        p += item + (p[item] != '\0');
+    }
+    return NULL;
+}
+
+int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const char *pattern, uint64_t seed,
+               const char *args, void *(*alloc)(size_t bytes, void *arg), void *arg, char *why, size_t len)
+{
+    memset(b, 0, sizeof *b);
+    const midint_op_info *d = midint_op_describe(op);
+    if (!d || d->nparams > OPB_MAX) {
+        snprintf(why, len, "unknown operation %d", (int)op);
+        return 0;
+    }
+    b->info = d;
+    b->op = op;
+    b->count = count;
+    b->bits = bits;
+    b->n = bits / 32;
+    rng g = {seed ^ 0xC0FFEEu};
+    char val[32];
+    /* inputs of n words: pairs from the pattern (the first two as fill_operands' a and b) */
+    for (unsigned k = 0; nth_input(d, k) >= 0; k += 2) {
+        int i0 = nth_input(d, k), i1 = nth_input(d, k + 1);
+        size_t bytes = count * (size_t)b->n * 4;
+        b->host[i0] = alloc(bytes ? bytes : 4, arg);
+        uint32_t *second = i1 >= 0 ? (b->host[i1] = alloc(bytes ? bytes : 4, arg)) : malloc(bytes ? bytes : 4);
+        int filled = b->host[i0] && second && fill_operands(pattern, seed + k, count, b->n, b->host[i0], second);
+        if (i1 < 0)
+            free(second);
+        if (!filled) {
+            snprintf(why, len, !b->host[i0] || !second ? "out of host memory" : "unknown pattern '%s'", pattern);
+            return 0;
+        }
+    }
+    for (unsigned i = 0; i < d->nparams; i++) {
+        const midint_param_info *p = &d->params[i];
+        const char *given = arg_of(args, p->name, val, sizeof val);
+        if (p->kind == MIDINT_PARAM_SCALAR) {
+            b->scalar[i] = !given ? (p->below_bits ? (uint32_t)(rng_next(&g) % bits) : 0u)
+                           : strcmp(given, "max") == 0 ? bits - 1 : (uint32_t)strtoul(given, NULL, 0);
+            continue;
+        }
+        if (b->host[i])
+            continue;
+        /* an optional buffer is left out unless args ask for it ("shifts=each"); an optional output unless not */
+        if (p->optional && (p->kind == MIDINT_PARAM_INPUT ? !given || strcmp(given, "none") == 0
+                                                           : given && strcmp(given, "none") == 0)) {
+            b->absent[i] = 1;
+            continue;
+        }
+        size_t words = (size_t)(count * param_words(p, b->n));
+        if (!(b->host[i] = alloc(words ? words * 4 : 4, arg))) {
+            snprintf(why, len, "out of host memory");
+            return 0;
+        }
+        for (size_t k = 0; k < words; k++) /* outputs poisoned, so a word never written shows */
+            b->host[i][k] = p->kind == MIDINT_PARAM_OUTPUT ? 0xDEADBEEFu
+                            : p->below_bits ? count_value(&g, k, bits) : (uint32_t)rng_next(&g);
+    }
+    return 1;
+}
+
+void batch_free(op_batch *b, void (*release)(void *p, void *arg), void *arg)
+{
+    for (unsigned i = 0; b->info && i < b->info->nparams; i++) {
+        for (unsigned j = 0; j < i; j++) /* an alias shares one array */
+            if (b->host[j] == b->host[i])
+                b->host[i] = NULL;
+        if (b->host[i])
+            release(b->host[i], arg);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+void batch_buffers(const op_batch *b, void **bufs)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < b->info->nparams; i++)
+        if (b->info->params[i].kind != MIDINT_PARAM_SCALAR)
+            bufs[k++] = b->absent[i] ? NULL : b->host[i];
+}
+
+void batch_scalars(const op_batch *b, unsigned *scalars)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < b->info->nparams; i++)
+        if (b->info->params[i].kind == MIDINT_PARAM_SCALAR)
+            scalars[k++] = b->scalar[i];
+}
+
+int batch_expect(const op_batch *b, size_t inst, uint32_t *const *out)
+{
+    const midint_op_info *d = b->info;
+    ref_value vals[OPB_MAX];
+    size_t nv = 0;
+    int ok = 1;
+    for (unsigned i = 0; i < d->nparams; i++) {
+        const midint_param_info *p = &d->params[i];
+        if (p->kind == MIDINT_PARAM_OUTPUT)
+            continue;
+        vals[nv].name = p->name;
+        mpz_init(vals[nv].v);
+        if (p->kind == MIDINT_PARAM_SCALAR) {
+            mpz_set_ui(vals[nv].v, b->scalar[i]);
+        } else if (!b->absent[i]) {
+            size_t w = (size_t)param_words(p, b->n);
+            mpz_import(vals[nv].v, w, -1, 4, 0, 0, b->host[i] + inst * w);
+        } else if (p->fallback >= 0) { /* left out: its scalar serves every instance */
+            mpz_set_ui(vals[nv].v, b->scalar[p->fallback]);
+        }
+        nv++;
+    }
+    for (unsigned i = 0; ok && i < d->nparams; i++)
+        if (d->params[i].kind == MIDINT_PARAM_OUTPUT && out[i])
+            ok = eval_output(d, vals, nv, b->bits, i, out[i], (size_t)param_words(&d->params[i], b->n));
+    for (size_t k = 0; k < nv; k++)
+        mpz_clear(vals[k].v);
+    return ok;
 }
 
 /* The expressions' reference (check_expr, measure): the program (midint_expr_desc.program) step by step in mpz. */

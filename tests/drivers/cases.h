@@ -18,25 +18,65 @@ int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, 
 /* Names of the patterns, NULL-terminated. */
 extern const char *const pattern_names[];
 
-/* Reference result for one instance through GMP: r (result_words(op, n) words) and the carry/borrow
- * (0 for the multiplications). */
-void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry);
+/* ---- operations through their descriptors (midint_op_describe: the table of operations, generator/ops.py) ---- */
 
-/* Parse an operation name ("add", "sub", "mul", "mullo"); -1 if unknown. */
+#define OPB_MAX 8 /* parameters of an operation at most */
+
+/* The operation named `name` ("add", "sqr", ...); -1 if unknown. */
 int parse_op(const char *name);
 
-/* The host / device entry point of op (device: default stream); carry goes to add and sub only. */
+/* Words per instance of a buffer parameter at n words; the index of the buffer bound to kernel slot `slot`
+ * (MIDINT_SLOT_R: the result), or of the k-th input of n words; -1 when there is none. */
+uint64_t param_words(const midint_param_info *p, unsigned n);
+int param_in_slot(const midint_op_info *d, unsigned slot);
+int nth_input(const midint_op_info *d, unsigned k);
+
+/* The result's words per instance (2n for a full product, 1 for a comparison), and whether the operation has a
+ * flag output (add's carry, sub's borrow). */
+unsigned result_words(midint_op op, unsigned n);
+int op_has_carry(midint_op op);
+
+/* Reference result for one instance through GMP (the operation's reference text, reference.c): r (result_words
+ * words) from the inputs a and b (its first and second inputs of n words; its scalars 0) and the flag (0 without). */
+void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry);
+
+/* The operation's host / asynchronous (the context's own stream; the caller synchronizes) / device call with the
+ * result r, the first two inputs of n words a and b, and the flag output carry (where the operation has them; its
+ * scalars 0): the older drivers' view of an operation. */
 midint_status host_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
                         const uint32_t *a, const uint32_t *b, uint32_t *carry);
-/* The asynchronous host call of op on the context's own stream (the caller synchronizes). */
 midint_status async_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, uint32_t *r,
                          const uint32_t *a, const uint32_t *b, uint32_t *carry);
 midint_status device_call(midint_op op, midint_context *ctx, size_t count, unsigned bits, void *r, const void *a,
                           const void *b, void *carry);
 
-/* Result words per instance (2n for the full product), and whether the op has a carry/borrow output. */
-unsigned result_words(midint_op op, unsigned n);
-int op_has_carry(midint_op op);
+/* A batch of any operation on the host: per parameter its array (inputs filled, outputs poisoned with 0xDEADBEEF),
+ * its scalar, or absent (an optional buffer left out: NULL in the call). */
+typedef struct op_batch {
+    const midint_op_info *info;
+    midint_op op;
+    size_t count;
+    unsigned bits, n;
+    uint32_t *host[OPB_MAX];
+    unsigned scalar[OPB_MAX];
+    int absent[OPB_MAX];
+} op_batch;
+
+/* Make a batch: the inputs of n words from `pattern` and `seed` (pairs as fill_operands' a and b), the scalars and the
+ * optional buffers as `args` says ("shift=33", "shift=max": bits - 1, "shifts=each": per-instance counts, the edges
+ * 0, 1, 31, 32, 33, bits-1 first, "carry=none": an optional output left out); a scalar not given is random below bits
+ * where it must be, else 0; an optional input not given is left out. Arrays from alloc(bytes, arg). 0 with `why`. */
+int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const char *pattern, uint64_t seed,
+               const char *args, void *(*alloc)(size_t bytes, void *arg), void *arg, char *why, size_t len);
+void batch_free(op_batch *b, void (*release)(void *p, void *arg), void *arg);
+
+/* The call's arguments: its buffers in the descriptor's order (NULL where absent), and its scalars. */
+void batch_buffers(const op_batch *b, void **bufs);
+void batch_scalars(const op_batch *b, unsigned *scalars);
+
+/* The expected words of every output of instance `inst` (out[i] for output parameter i, param_words words; NULL:
+ * skipped), from the inputs as they are now. 0 when the reference cannot be evaluated. */
+int batch_expect(const op_batch *b, size_t inst, uint32_t *const *out);
 
 /* Expression reference: the program of d (its steps in mpz, docs/expressions.md) on instance `inst` of the inputs
  * (n words each); out[j] receives output j (output_words[j] x n words). 0 when the program cannot be read. */

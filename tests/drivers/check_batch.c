@@ -2,9 +2,13 @@
  *
  * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES]
  *                    [--pinned] [--expect-completed K] [--probe]
- * Cases come on stdin, one per line: "op bits count pattern seed api alias"
- *   op: add|sub|mul|mullo   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
- *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)|ab (a and b one buffer: a square)
+ * Cases come on stdin, one per line: "op bits count pattern seed api alias [args]"
+ *   op: any operation of the table (midint_op_describe; its reference text is the GMP reference)
+ *   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
+ *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)|ab (a and b one buffer: a square), where a and b
+ *          are the operation's first and second inputs of n words and r its result
+ *   args: scalars and optional buffers, e.g. "shift=33", "shift=max" (bits - 1), "shifts=each" (per-instance counts),
+ *         "carry=none" (an optional output left out); scalars not given are random (below bits where they must be)
  * --expect-completed K: every call must fail with MIDINT_ERR_DEVICE saying that K instances were completed (the
  * test hook MIDINT_TEST_FAIL_CHUNK plants the failure); the first K results must be right and, unless r is an
  * input, the others untouched.
@@ -21,54 +25,73 @@
 #define POISON 0xDEADBEEFu
 
 typedef struct test_case {
-    char op[8], pattern[32], api[8], alias[8];
+    char op[16], pattern[32], api[8], alias[8];
+    char args[128]; /* the rest of the line: scalars and optional buffers ("shift=33 shifts=each carry=none") */
     unsigned bits;
     size_t count;
     uint64_t seed;
 } test_case;
 
-/* The same call through device buffers: write the inputs, run, read back. Aliases map to one buffer. */
-static midint_status call_device(midint_context *ctx, midint_op op, const test_case *c, uint32_t *r,
-                                 const uint32_t *a, const uint32_t *b, uint32_t *carry)
-{
-    size_t bytes = c->count * (c->bits / 32) * 4, r_bytes = bytes * result_words(op, 1);
-    void *da = NULL, *db = NULL, *dr = NULL, *dc = NULL;
-    midint_status st = midint_buffer_alloc(ctx, bytes, &da);
-    if (st == MIDINT_OK && b != a)
-        st = midint_buffer_alloc(ctx, bytes, &db);
-    if (st == MIDINT_OK && r != a && r != b)
-        st = midint_buffer_alloc(ctx, r_bytes, &dr);
-    if (st == MIDINT_OK && carry)
-        st = midint_buffer_alloc(ctx, c->count * 4, &dc);
-    void *bufb = b == a ? da : db;
-    void *bufr = r == a ? da : r == b ? bufb : dr;
-    if (st == MIDINT_OK)
-        st = midint_buffer_write(ctx, da, a, bytes);
-    if (st == MIDINT_OK && bufb != da)
-        st = midint_buffer_write(ctx, bufb, b, bytes);
-    if (st == MIDINT_OK && bufr != da && bufr != bufb)
-        st = midint_buffer_write(ctx, bufr, r, r_bytes);
-    if (st == MIDINT_OK && carry)
-        st = midint_buffer_write(ctx, dc, carry, c->count * 4);
-    if (st == MIDINT_OK)
-        st = device_call(op, ctx, c->count, c->bits, bufr, da, bufb, dc);
-    if (st == MIDINT_OK)
-        st = midint_synchronize(ctx, NULL);
-    if (st == MIDINT_OK)
-        st = midint_buffer_read(ctx, r, bufr, r_bytes);
-    if (st == MIDINT_OK && carry)
-        st = midint_buffer_read(ctx, carry, dc, c->count * 4);
-    midint_buffer_free(ctx, da);
-    midint_buffer_free(ctx, db);
-    midint_buffer_free(ctx, dr);
-    midint_buffer_free(ctx, dc);
-    return st;
-}
-
 /* --pinned: the host buffers of every case come from midint_host_alloc (page-locked), else from malloc. */
 static int pinned;
 /* --expect-completed K (or -1: every call must succeed). */
 static long long expect_completed = -1;
+
+static void *host_alloc(size_t bytes, void *arg)
+{
+    void *p = NULL;
+    if (!pinned)
+        return malloc(bytes);
+    return midint_host_alloc(arg, bytes, &p) == MIDINT_OK ? p : NULL;
+}
+
+static void host_release(void *p, void *arg)
+{
+    if (pinned)
+        midint_host_free(arg, p);
+    else
+        free(p);
+}
+
+/* The same call through device buffers: one per distinct host array (aliases share one), written, the call, the
+ * outputs read back. */
+static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_t *const *use)
+{
+    const midint_op_info *d = b->info;
+    void *dev[OPB_MAX] = {NULL}, *bufs[OPB_MAX];
+    unsigned scalars[OPB_MAX];
+    midint_status st = MIDINT_OK;
+    for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
+        if (!use[i])
+            continue;
+        for (unsigned j = 0; j < i && !dev[i]; j++)
+            if (use[j] == use[i])
+                dev[i] = dev[j];
+        size_t bytes = (size_t)(b->count * param_words(&d->params[i], b->n) * 4);
+        if (!dev[i] && (st = midint_buffer_alloc(ctx, bytes ? bytes : 4, &dev[i])) == MIDINT_OK)
+            st = midint_buffer_write(ctx, dev[i], use[i], bytes);
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind != MIDINT_PARAM_SCALAR)
+            bufs[k++] = dev[i];
+    batch_scalars(b, scalars);
+    if (st == MIDINT_OK)
+        st = midint_run_device(ctx, b->op, b->count, b->bits, bufs, scalars, NULL);
+    if (st == MIDINT_OK)
+        st = midint_synchronize(ctx, NULL);
+    for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++)
+        if (use[i] && d->params[i].kind == MIDINT_PARAM_OUTPUT)
+            st = midint_buffer_read(ctx, use[i], dev[i], (size_t)(b->count * param_words(&d->params[i], b->n) * 4));
+    for (unsigned i = 0; i < d->nparams; i++) {
+        int shared = 0;
+        for (unsigned j = 0; j < i; j++)
+            shared |= dev[j] == dev[i];
+        if (dev[i] && !shared)
+            midint_buffer_free(ctx, dev[i]);
+    }
+    return st;
+}
 
 /* A planted failure: the status and message are as promised; how many instances must then be right. */
 static int check_planted_failure(midint_context *ctx, midint_status st, const test_case *c, size_t *right, char *why,
@@ -85,88 +108,84 @@ static int check_planted_failure(midint_context *ctx, midint_status st, const te
     return 1;
 }
 
-static uint32_t *host_buf(midint_context *ctx, size_t bytes)
-{
-    void *p = NULL;
-    if (!pinned)
-        return malloc(bytes);
-    return midint_host_alloc(ctx, bytes, &p) == MIDINT_OK ? p : NULL;
-}
-
-static void host_buf_free(midint_context *ctx, void *p)
-{
-    if (pinned)
-        midint_host_free(ctx, p);
-    else
-        free(p);
-}
-
 /* Run one case; fills `why` and returns 0 on failure. */
 static int run_case(midint_context *ctx, const test_case *c, char *why, size_t whylen)
 {
     int op = parse_op(c->op);
-    if (op < 0 || c->bits == 0 || c->bits % 32 || c->count == 0) {
+    if (op < 0) {
+        snprintf(why, whylen, "unknown operation '%s'", c->op); /* never another operation's reference */
+        return 0;
+    }
+    if (c->bits == 0 || c->bits % 32 || c->count == 0) {
         snprintf(why, whylen, "bad case line");
         return 0;
     }
-    unsigned n = c->bits / 32, rn = result_words((midint_op)op, n);
-    size_t words = c->count * n, r_words = c->count * rn;
-    int has_carry = op_has_carry((midint_op)op);
-    uint32_t *a = host_buf(ctx, words * 4), *b = host_buf(ctx, words * 4), *r = host_buf(ctx, r_words * 4);
-    uint32_t *carry = host_buf(ctx, c->count * 4), *want = malloc(r_words * 4), *want_c = malloc(c->count * 4);
+    op_batch b;
+    uint32_t *want[OPB_MAX] = {NULL}, *use[OPB_MAX] = {NULL};
     int ok = 0;
-    if (!a || !b || !r || !carry || !want || !want_c) {
-        snprintf(why, whylen, "out of host memory");
+    if (!batch_make(&b, (midint_op)op, c->count, c->bits, c->pattern, c->seed, c->args, host_alloc, ctx, why, whylen))
         goto done;
-    }
-    if (!fill_operands(c->pattern, c->seed, c->count, n, a, b)) {
-        snprintf(why, whylen, "unknown pattern '%s'", c->pattern);
-        goto done;
-    }
+    const midint_op_info *d = b.info;
+    int ir = param_in_slot(d, MIDINT_SLOT_R), ia = nth_input(d, 0), ib = nth_input(d, 1);
+    size_t in_bytes = c->count * (size_t)b.n * 4;
+    for (unsigned i = 0; i < d->nparams; i++)
+        use[i] = b.absent[i] ? NULL : b.host[i];
+    /* aliases: ab and rab make b the same numbers as a (a square); ra, rb and rab put the result in an input's place */
     int square = strcmp(c->alias, "rab") == 0 || strcmp(c->alias, "ab") == 0;
-    if (square)
-        memcpy(b, a, words * 4);
-    for (size_t i = 0; i < c->count; i++)
-        reference((midint_op)op, n, a + i * n, (square ? a : b) + i * n, want + i * rn, want_c + i);
-
-    /* poison the outputs so that a word the kernel never wrote shows up */
-    for (size_t i = 0; i < r_words; i++)
-        r[i] = POISON;
-    for (size_t i = 0; i < c->count; i++)
-        carry[i] = POISON;
-    const uint32_t *pa = a, *pb = b;
-    uint32_t *pr = r;
-    if (strcmp(c->alias, "ra") == 0) {
-        memcpy(r, a, words * 4);
-        pa = r;
-    } else if (strcmp(c->alias, "rb") == 0) {
-        memcpy(r, b, words * 4);
-        pb = r;
-    } else if (strcmp(c->alias, "rab") == 0) {
-        memcpy(r, a, words * 4);
-        pa = pb = r;
-    } else if (strcmp(c->alias, "ab") == 0) {
-        pb = pa;
-    } else if (strcmp(c->alias, "none") != 0) {
-        snprintf(why, whylen, "unknown alias '%s'", c->alias);
+    int into = strcmp(c->alias, "ra") == 0 || strcmp(c->alias, "rab") == 0 ? ia : strcmp(c->alias, "rb") == 0 ? ib : -1;
+    if ((square && ib < 0) || (into < 0 && strcmp(c->alias, "none") != 0 && !square) ||
+        (into >= 0 && param_words(&d->params[ir], b.n) != b.n)) {
+        snprintf(why, whylen, "alias '%s' does not apply to %s", c->alias, d->name);
         goto done;
     }
-    uint32_t *pc = has_carry ? carry : NULL;
+    if (square)
+        memcpy(b.host[ib], b.host[ia], in_bytes);
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind == MIDINT_PARAM_OUTPUT && use[i] &&
+            !(want[i] = malloc((size_t)(c->count * param_words(&d->params[i], b.n) * 4)))) {
+            snprintf(why, whylen, "out of host memory");
+            goto done;
+        }
+    for (size_t inst = 0; inst < c->count; inst++) {
+        uint32_t *at[OPB_MAX] = {NULL};
+        for (unsigned i = 0; i < d->nparams; i++)
+            at[i] = want[i] ? want[i] + inst * param_words(&d->params[i], b.n) : NULL;
+        if (!batch_expect(&b, inst, at)) {
+            snprintf(why, whylen, "the reference of %s cannot be evaluated: %s", d->name, d->reference);
+            goto done;
+        }
+    }
+    if (square)
+        use[ib] = use[ia];
+    if (into >= 0) { /* the result's buffer starts as that input, and is passed as both */
+        memcpy(use[ir], use[into], in_bytes);
+        use[into] = use[ir];
+        if (square)
+            use[ia] = use[ib] = use[ir];
+    }
     midint_status st;
+    void *bufs[OPB_MAX];
+    unsigned scalars[OPB_MAX];
+    unsigned k = 0;
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind != MIDINT_PARAM_SCALAR)
+            bufs[k++] = use[i];
+    batch_scalars(&b, scalars);
     if (strcmp(c->api, "device") == 0)
-        st = call_device(ctx, (midint_op)op, c, pr, pa, pb, pc);
+        st = call_device(ctx, &b, use);
     else if (strcmp(c->api, "async") == 0) {
-        st = async_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
+        st = midint_run_async(ctx, b.op, c->count, c->bits, bufs, scalars, NULL);
         if (st == MIDINT_OK)
             st = midint_synchronize(ctx, NULL);
     } else
-        st = host_call((midint_op)op, ctx, c->count, c->bits, pr, pa, pb, pc);
+        st = midint_run(ctx, b.op, c->count, c->bits, bufs, scalars);
     size_t right = c->count; /* instances whose results must be right */
     if (expect_completed >= 0) {
         if (!check_planted_failure(ctx, st, c, &right, why, whylen))
             goto done;
-        for (size_t i = right * rn; strcmp(c->alias, "none") == 0 && i < r_words; i++)
-            if (r[i] != POISON) {
+        size_t rn = (size_t)param_words(&d->params[ir], b.n);
+        for (size_t i = right * rn; into < 0 && i < c->count * rn; i++)
+            if (use[ir][i] != 0xDEADBEEFu) {
                 snprintf(why, whylen, "instance %zu word %zu was written after the failure", i / rn, i % rn);
                 goto done;
             }
@@ -174,25 +193,22 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         snprintf(why, whylen, "%s: %s", midint_status_name(st), midint_last_error(ctx));
         goto done;
     }
-    for (size_t i = 0; i < right * rn; i++)
-        if (r[i] != want[i]) {
-            snprintf(why, whylen, "instance %zu word %zu: got %08" PRIx32 " want %08" PRIx32, i / rn, i % rn, r[i],
-                     want[i]);
-            goto done;
-        }
-    for (size_t i = 0; has_carry && i < right; i++)
-        if (carry[i] != want_c[i]) {
-            snprintf(why, whylen, "instance %zu carry: got %" PRIu32 " want %" PRIu32, i, carry[i], want_c[i]);
-            goto done;
-        }
+    for (unsigned i = 0; i < d->nparams; i++) {
+        if (!want[i])
+            continue;
+        size_t w = (size_t)param_words(&d->params[i], b.n);
+        for (size_t j = 0; j < right * w; j++)
+            if (use[i][j] != want[i][j]) {
+                snprintf(why, whylen, "instance %zu %s word %zu: got %08" PRIx32 " want %08" PRIx32, j / w,
+                         d->params[i].name, j % w, use[i][j], want[i][j]);
+                goto done;
+            }
+    }
     ok = 1;
 done:
-    host_buf_free(ctx, a);
-    host_buf_free(ctx, b);
-    host_buf_free(ctx, r);
-    host_buf_free(ctx, carry);
-    free(want);
-    free(want_c);
+    batch_free(&b, host_release, ctx);
+    for (unsigned i = 0; i < OPB_MAX; i++)
+        free(want[i]);
     return ok;
 }
 
@@ -266,9 +282,12 @@ int main(int argc, char **argv)
             continue;
         test_case c = {0};
         char why[400] = "";
-        int ok = sscanf(line, "%7s %u %zu %31s %" SCNu64 " %7s %7s", c.op, &c.bits, &c.count, c.pattern, &c.seed,
-                        c.api, c.alias) == 7 &&
-                 run_case(ctx, &c, why, sizeof why);
+        int used = 0;
+        int ok = sscanf(line, "%15s %u %zu %31s %" SCNu64 " %7s %7s%n", c.op, &c.bits, &c.count, c.pattern, &c.seed,
+                        c.api, c.alias, &used) == 7;
+        if (ok)
+            snprintf(c.args, sizeof c.args, "%s", line + used + strspn(line + used, " "));
+        ok = ok && run_case(ctx, &c, why, sizeof why);
         if (ok) {
             printf("ok %s\n", line);
         } else {
