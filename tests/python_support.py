@@ -18,8 +18,11 @@ for _k in STEERING:
 
 np = pytest.importorskip("numpy", reason="the midint package needs NumPy (pip install numpy)")
 import midint  # noqa: E402
+from midint.reference import evaluate, reduce  # noqa: E402
 
-OPS = ("add", "sub", "mul", "mullo")
+from conftest import OPS_NAMES  # noqa: E402  (the table of operations, generator/ops.py)
+
+OPS = OPS_NAMES
 
 
 def open_context(backend):
@@ -45,16 +48,38 @@ def sizes_for(backend, op, limit=4096):
     return sorted({s for s in gen if s <= limit} | {96})
 
 
-def reference(op, a, b, bits):
-    """Python's own integers: (result, carry or borrow or None)."""
-    m = 1 << bits
-    if op == "add":
-        return (a + b) % m, (a + b) >> bits
-    if op == "sub":
-        return (a - b) % m, int(a < b)
-    if op == "mul":
-        return a * b, None
-    return a * b % m, None
+def shift_of(i, bits):
+    """The count instance i of a test shifts by: the edges first (0, 1, 31, 32, 33, bits - 1), then others."""
+    edges = [0, 1, 31, 32, 33, bits - 1, bits // 2]
+    return edges[i] % bits if i < len(edges) else (i * 2654435761) % bits
+
+
+def call_args(op, a, b, bits):
+    """ctx.<op>'s positional inputs (a, or a and b) and keyword arguments for a test batch: per-instance counts
+    (shift_of) for the scalars that take them, the flag outputs asked for."""
+    spec = midint.OPS[op]
+    ins = (a, b)[:len(spec.inputs)]
+    kw = {p.fallback: [shift_of(i, bits) for i in range(len(a))] for p in spec.buffers if p.fallback}
+    kw.update({"return_" + p.name: True for p in spec.outputs if p.optional})
+    return ins, kw
+
+
+def reference(op, a, b, bits, i=0):
+    """Python's own integers through the operation's reference text: (result, flag or None) for instance i."""
+    spec = midint.OPS[op]
+    values = dict(zip((p.name for p in spec.inputs), (a, b)))
+    values.update({p.name: shift_of(i, bits) for p in spec.buffers if p.fallback})
+    got = evaluate(spec.reference, values, bits)
+    outs = [(p, got[p.name]) for p in spec.outputs]
+    r = reduce(outs[0][1], outs[0][0].words(bits), outs[0][0].signed)
+    flag = next((reduce(v, p.words(bits)) for p, v in outs[1:] if p.optional), None)
+    return r, flag
+
+
+def result_shape(op, count, bits):
+    """The result array's shape: (count, words) or (count,) for one word per instance."""
+    p = midint.OPS[op].outputs[0]
+    return (count, p.words(bits)) if p.words_per_n else (count,)
 
 
 def adversarial_pairs(bits, rng):

@@ -5,7 +5,9 @@ import random
 
 import pytest
 
-from python_support import OPS, adversarial_pairs, ctx, midint, np, reference, sizes_for  # noqa: F401  (ctx: fixture)
+from python_support import (OPS, adversarial_pairs, call_args, ctx, midint, np, reference, result_shape,  # noqa: F401
+                            shift_of, sizes_for)
+from conftest import OPERATIONS  # noqa: E402
 
 
 def cases(ctx, op):
@@ -21,20 +23,34 @@ def cases(ctx, op):
     return out
 
 
-def call(ctx, op, a, b, bits=None, **kw):
-    """ctx.<op>(a, b) with the carry asked for where the operation has one: (result, carry or None)."""
-    if op in ("add", "sub"):
-        return getattr(ctx, op)(a, b, bits, return_carry=True, **kw)
-    return getattr(ctx, op)(a, b, bits, **kw), None
+def call(ctx, op, a, b, bits, pass_bits=True, **kw):
+    """ctx.<op> on a (and b where it takes two inputs), its per-instance counts for `bits` and its flag output asked
+    for: (result, flag or None)."""
+    ins, extra = call_args(op, list(range(count_of(a))), None, bits)   # the counts: only their number matters
+    ins = (a, b)[:len(ins)]
+    got = getattr(ctx, midint.OPS[op].method)(*ins, bits=bits if pass_bits else None, **extra, **kw)
+    return got if isinstance(got, tuple) else (got, None)
+
+
+def count_of(x):
+    return len(x) if isinstance(x, list) else x.shape[0]
 
 
 def check(op, a, b, bits, got, carry):
     for i, (x, y) in enumerate(zip(a, b)):
-        want, want_carry = reference(op, x, y, bits)
+        want, want_carry = reference(op, x, y, bits, i)
         assert got[i] == want, f"{op} {bits} bits, instance {i}: a={x:#x} b={y:#x}: got {got[i]:#x}, want {want:#x}"
         if want_carry is not None:
             assert carry[i] == want_carry, f"{op} {bits} bits, instance {i}: carry {carry[i]}, want {want_carry}"
     assert len(got) == len(a)
+
+
+def to_ints(op, host):
+    """A result array as ints: limbs, or one (signed) word per instance."""
+    host = np.asarray(host)
+    if host.ndim == 2:
+        return midint.limbs_to_ints(host)
+    return (host.view(np.int32) if midint.OPS[op].outputs[0].signed else host).tolist()
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -50,11 +66,12 @@ def test_lists_of_ints(ctx, op):
 def test_numpy_arrays(ctx, op):
     for bits, a, b in cases(ctx, op):
         na, nb = midint.ints_to_limbs(a, bits), midint.ints_to_limbs(b, bits)
-        got, carry = call(ctx, op, na, nb)   # bits from the arrays' width
-        words = bits // 32 * (2 if op == "mul" else 1)
-        assert isinstance(got, np.ndarray) and got.dtype == np.uint32 and got.shape == (len(a), words)
+        got, carry = call(ctx, op, na, nb, bits, pass_bits=False)   # bits from the arrays' width
+        signed = midint.OPS[op].outputs[0].signed
+        assert isinstance(got, np.ndarray) and got.dtype == (np.int32 if signed else np.uint32)
+        assert got.shape == result_shape(op, len(a), bits)
         assert carry is None or (carry.dtype == np.uint32 and carry.shape == (len(a),))
-        check(op, a, b, bits, midint.limbs_to_ints(got), None if carry is None else carry.tolist())
+        check(op, a, b, bits, to_ints(op, got), None if carry is None else carry.tolist())
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -62,9 +79,9 @@ def test_device_arrays(ctx, op):
     """midint.DeviceArray: the _device calls on either backend; results stay on the device."""
     for bits, a, b in cases(ctx, op):
         da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-        got, carry = call(ctx, op, da, db)
+        got, carry = call(ctx, op, da, db, bits, pass_bits=False)
         assert isinstance(got, midint.DeviceArray) and (carry is None or isinstance(carry, midint.DeviceArray))
-        check(op, a, b, bits, got.to_ints(), None if carry is None else carry.to_ints())
+        check(op, a, b, bits, to_ints(op, got.get()), None if carry is None else carry.to_ints())
 
 
 class _CudaArray:
@@ -80,9 +97,9 @@ def test_cuda_array_interface(ctx, op):
         pytest.skip("__cuda_array_interface__ arrays run on a CUDA context only (this one is OpenCL)")
     for bits, a, b in cases(ctx, op):
         da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-        got, carry = call(ctx, op, _CudaArray(da), _CudaArray(db))
+        got, carry = call(ctx, op, _CudaArray(da), _CudaArray(db), bits, pass_bits=False)
         host = np.asarray(got.get() if hasattr(got, "get") else got)
-        check(op, a, b, bits, midint.limbs_to_ints(host),
+        check(op, a, b, bits, to_ints(op, host),
               None if carry is None else np.asarray(carry.get() if hasattr(carry, "get") else carry).tolist())
 
 
@@ -95,13 +112,13 @@ def test_cupy_arrays(ctx, op):
         ca, cb = cp.asarray(midint.ints_to_limbs(a, bits)), cp.asarray(midint.ints_to_limbs(b, bits))
         stream = cp.cuda.Stream(non_blocking=True)
         with stream:   # the call runs on CuPy's current stream
-            got, carry = call(ctx, op, ca, cb)
+            got, carry = call(ctx, op, ca, cb, bits, pass_bits=False)
             assert isinstance(got, cp.ndarray) and (carry is None or isinstance(carry, cp.ndarray))
             host, hc = cp.asnumpy(got), None if carry is None else cp.asnumpy(carry).tolist()
-        check(op, a, b, bits, midint.limbs_to_ints(host), hc)
+        check(op, a, b, bits, to_ints(op, host), hc)
         # DLPack from CuPy: the capsule path
-        got, carry = call(ctx, op, _DLPackOnly(ca), _DLPackOnly(cb))
-        check(op, a, b, bits, midint.limbs_to_ints(cp.asnumpy(got)), None if carry is None else cp.asnumpy(carry).tolist())
+        got, carry = call(ctx, op, _DLPackOnly(ca), _DLPackOnly(cb), bits, pass_bits=False)
+        check(op, a, b, bits, to_ints(op, cp.asnumpy(got)), None if carry is None else cp.asnumpy(carry).tolist())
 
 
 class _DLPackOnly:
@@ -125,18 +142,21 @@ def test_dlpack_host_array(ctx):
     assert midint.limbs_to_ints(got) == [0, 12]
 
 
-@pytest.mark.parametrize("op", ("add", "sub", "mullo"))
+IN_PLACE = [op.name for op in OPERATIONS if ("r", "a") in op.in_place and ("r", "b") in op.in_place]
+
+
+@pytest.mark.parametrize("op", IN_PLACE)
 def test_in_place(ctx, op):
     bits = sizes_for(ctx.backend, op)[-1]
     rng = random.Random(op)
     a = [rng.getrandbits(bits) for _ in range(5)]
     b = [rng.getrandbits(bits) for _ in range(5)]
     na, nb = midint.ints_to_limbs(a, bits).copy(), midint.ints_to_limbs(b, bits).copy()
-    r = getattr(ctx, op)(na, nb, out=na)
+    r = getattr(ctx, midint.OPS[op].method)(na, nb, out=na)
     assert r is na
     assert midint.limbs_to_ints(na) == [reference(op, x, y, bits)[0] for x, y in zip(a, b)]
     da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-    assert getattr(ctx, op)(da, db, out=db) is db
+    assert getattr(ctx, midint.OPS[op].method)(da, db, out=db) is db
     assert db.to_ints() == [reference(op, x, y, bits)[0] for x, y in zip(a, b)]
 
 
@@ -154,10 +174,11 @@ def test_out_reused_and_pinned(ctx):
 def test_empty_batch(ctx, op):
     bits = sizes_for(ctx.backend, op)[-1]
     assert call(ctx, op, [], [], bits)[0] == []
-    got = getattr(ctx, op)(np.empty((0, bits // 32), np.uint32), np.empty((0, bits // 32), np.uint32))
-    assert got.shape == (0, bits // 32 * (2 if op == "mul" else 1))
+    empty = np.empty((0, bits // 32), np.uint32)
+    got = call(ctx, op, empty, empty, bits, pass_bits=False)[0]
+    assert got.shape == result_shape(op, 0, bits)
     with pytest.raises(ValueError, match="MIDINT_ERR_INVALID_BITS"):
-        getattr(ctx, op)([], [], 33)
+        call(ctx, op, [], [], 33)
 
 
 def test_conversion_roundtrip():
@@ -178,17 +199,28 @@ def err(excinfo, cls, status):
     assert excinfo.value.status == status, str(excinfo.value)
 
 
+def plain_call(ctx, op):
+    """ctx.<op>(a, b, bits, **kw) for any operation: b only where it takes two inputs, its scalars 0."""
+    spec = midint.OPS[op]
+
+    def f(a, b, bits=None, **kw):
+        scalars = {p.name: 0 for p in spec.scalars}
+        return getattr(ctx, spec.method)(*(a, b)[:len(spec.inputs)], bits=bits, **scalars, **kw)
+    return f, len(spec.inputs) == 2
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_bad_ints(ctx, op):
     bits = sizes_for(ctx.backend, op)[-1]
-    f = getattr(ctx, op)
+    f, binary = plain_call(ctx, op)
     with pytest.raises(ValueError) as e:
         f([1, -1], [1, 1], bits)
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_ARGUMENT")
     assert "a[1] is negative" in str(e.value)
-    with pytest.raises(ValueError) as e:
-        f([1, 1], [1, 1 << bits], bits)   # one bit too many: refused, never truncated
-    assert "b[1] has" in str(e.value)
+    if binary:
+        with pytest.raises(ValueError) as e:
+            f([1, 1], [1, 1 << bits], bits)   # one bit too many: refused, never truncated
+        assert "b[1] has" in str(e.value)
     with pytest.raises(TypeError) as e:
         f([1, 2.0], [1, 1], bits)
     err(e, midint.MidintTypeError, "MIDINT_ERR_INVALID_ARGUMENT")
@@ -206,16 +238,17 @@ def test_bad_ints(ctx, op):
             f([1], [1], b)
     with pytest.raises(TypeError):
         f([1], [1], 512.0)
-    with pytest.raises(ValueError) as e:
-        f([1, 2], [1], bits)
-    err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_COUNT")
+    if binary:
+        with pytest.raises(ValueError) as e:
+            f([1, 2], [1], bits)
+        err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_COUNT")
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_bad_arrays(ctx, op):
     bits = sizes_for(ctx.backend, op)[-1]
     w = bits // 32
-    f = getattr(ctx, op)
+    f, binary = plain_call(ctx, op)
     good = np.ones((3, w), np.uint32)
     bad = {
         "dtype int64": (np.ones((3, w), np.int64), TypeError),
@@ -224,25 +257,28 @@ def test_bad_arrays(ctx, op):
         "1-D": (np.ones(3 * w, np.uint32), ValueError),
         "3-D": (np.ones((3, w, 1), np.uint32), ValueError),
         "not contiguous": (np.ones((3, 2 * w), np.uint32)[:, ::2], ValueError),
-        "other length": (np.ones((4, w), np.uint32), ValueError),
-        "other width": (np.ones((3, w + 1), np.uint32), ValueError),
-        "a list": ([1, 2, 3], TypeError),
+        # beside an array, a list is another kind; alone it is a batch of ints that lacks bits=
+        "a list": ([1, 2, 3], TypeError if binary else ValueError),
         "a str": ("123", TypeError),
-        "a DeviceArray": (ctx.to_device(good), TypeError),
     }
+    if binary:   # against the other operand (alone, a DeviceArray is a device call)
+        bad.update({"a DeviceArray": (ctx.to_device(good), TypeError),
+                    "other length": (np.ones((4, w), np.uint32), ValueError),
+                    "other width": (np.ones((3, w + 1), np.uint32), ValueError)})
     for what, (x, cls) in bad.items():
         with pytest.raises(cls) as e:
-            f(good, x)
+            f(good, x) if binary else f(x, None)
         assert isinstance(e.value, midint.MidintError), what
     with pytest.raises(ValueError) as e:
         f(good, good, bits + 32)
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_BITS")
-    rw = w * (2 if op == "mul" else 1)
-    for out, cls in ((np.zeros((3, rw + 1), np.uint32), ValueError), (np.zeros((3, rw), np.int32), TypeError),
-                     ([0, 0, 0], TypeError)):
+    shape = result_shape(op, 3, bits)
+    wider = shape[:-1] + (shape[-1] + 1,)
+    for out, cls in ((np.zeros(wider, np.uint32), ValueError), (np.zeros(shape, np.int64), (TypeError, ValueError)),
+                     ([0, 0, 0], (TypeError, ValueError))):
         with pytest.raises(cls):
             f(good, good, out=out)
-    ro = np.zeros((3, rw), np.uint32)
+    ro = np.zeros(shape, np.uint32)
     ro.flags.writeable = False
     with pytest.raises(ValueError):
         f(good, good, out=ro)

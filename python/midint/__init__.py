@@ -4,7 +4,8 @@ NumPy arrays and CUDA device arrays. See python/README.md; `python -m midint.inf
 from . import _lib
 from ._errors import MidintDeviceError, MidintError, MidintMemoryError, MidintTypeError, MidintValueError
 from ._lib import LibraryNotFound
-from .context import OPS, Context, DeviceArray
+from .context import Context, DeviceArray
+from .ops import OPS
 from .convert import ints_to_limbs, limbs_to_ints
 
 __version__ = "0.1.0"

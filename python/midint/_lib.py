@@ -30,10 +30,6 @@ c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 
 # name: (return type, argument types). Pointers to data travel as c_void_p (plain integers: NumPy's
 # arr.ctypes.data, CUDA device pointers, cl_mem handles), which keeps a call at one ctypes conversion per argument.
-_HOST_OP = (c_int, [c_void_p, c_size_t, c_uint, c_void_p, c_void_p, c_void_p])
-_HOST_OP_CARRY = (c_int, [c_void_p, c_size_t, c_uint, c_void_p, c_void_p, c_void_p, c_void_p])
-_DEV_OP = (c_int, [c_void_p, c_size_t, c_uint, c_void_p, c_void_p, c_void_p, c_void_p])
-_DEV_OP_CARRY = (c_int, [c_void_p, c_size_t, c_uint, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p])
 PROTOTYPES = {
     "midint_open": (c_int, [c_void_pp, c_int, c_int]),
     "midint_close": (None, [c_void_p]),
@@ -43,14 +39,12 @@ PROTOTYPES = {
     "midint_context_backend": (c_int, [c_void_p]),
     "midint_device_name": (c_char_p, [c_void_p]),
     "midint_max_bits": (c_uint, [c_void_p, c_int]),
-    "midint_add": _HOST_OP_CARRY,
-    "midint_sub": _HOST_OP_CARRY,
-    "midint_mul": _HOST_OP,
-    "midint_mullo": _HOST_OP,
-    "midint_add_device": _DEV_OP_CARRY,
-    "midint_sub_device": _DEV_OP_CARRY,
-    "midint_mul_device": _DEV_OP,
-    "midint_mullo_device": _DEV_OP,
+    # every operation through one call: its buffers and scalars as arrays, in its descriptor's order (ops.py reads
+    # the descriptors: the operations are the library's table, not a list kept here)
+    "midint_op_count": (c_size_t, []),
+    "midint_op_describe": (c_void_p, [c_int]),
+    "midint_run": (c_int, [c_void_p, c_int, c_size_t, c_uint, c_void_p, c_void_p]),
+    "midint_run_device": (c_int, [c_void_p, c_int, c_size_t, c_uint, c_void_p, c_void_p, c_void_p]),
     "midint_host_alloc": (c_int, [c_void_p, c_size_t, c_void_pp]),
     "midint_host_free": (c_int, [c_void_p, c_void_p]),
     "midint_buffer_alloc": (c_int, [c_void_p, c_size_t, c_void_pp]),

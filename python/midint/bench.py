@@ -1,4 +1,4 @@
-"""`python -m midint.bench`: throughput through Python for mul, mullo and add at several sizes, from NumPy arrays
+"""`python -m midint.bench`: throughput through Python for any operation (default mul, mullo, add) at several sizes, from NumPy arrays
 (against the C host call on the same buffers), device arrays (CuPy, or midint.DeviceArray without CuPy; against
 the C device call on the same buffers) and lists of Python ints (conversion cost shown separately), with gmpy2
 and Python's int on one CPU core beside them when asked.
@@ -11,6 +11,7 @@ Python's integers (check column)."""
 
 import argparse
 import csv
+import ctypes
 import random
 import statistics
 import sys
@@ -20,10 +21,33 @@ import numpy as np
 
 import midint
 
-from .context import OPS, _cupy
+from .context import _cupy
 from .convert import ints_to_limbs, limbs_to_ints
+from .ops import OPS, OUTPUT
+from .reference import expected
 
-OPERAND_BYTES_MOVED = {"add": 3, "sub": 3, "mul": 4, "mullo": 3}   # operand-sized transfers per instance (GB/s)
+SHIFT = 37   # the shift count of the shifts' rows (any count costs the same)
+
+
+def bytes_moved(op, bits):
+    """Bytes an instance reads and writes: every buffer of the operation (the GB/s column)."""
+    return 4 * sum(p.words(bits) for p in OPS[op].buffers if not (p.optional and p.kind == OUTPUT) and
+                   not p.fallback)
+
+
+def c_args(op, r, a, b):
+    """midint_run's buffers (r the first output, a and b the inputs in order, the rest NULL) and scalars (SHIFT)."""
+    spec, ins = OPS[op], iter((a, b))
+    bufs = [r if p is spec.outputs[0] else next(ins) if p.kind != OUTPUT and p.words_per_n else None
+            for p in spec.buffers]
+    return ((ctypes.c_void_p * len(bufs))(*bufs),
+            (ctypes.c_uint * max(1, len(spec.scalars)))(*[SHIFT for _ in spec.scalars]))
+
+
+def py_call(ctx, op, a, b, **kw):
+    """ctx.<op>(a[, b]) with its scalars at SHIFT."""
+    spec = OPS[op]
+    return getattr(ctx, spec.method)(*(a, b)[:len(spec.inputs)], **{p.name: SHIFT for p in spec.scalars}, **kw)
 
 
 def parse_int(s):
@@ -63,15 +87,21 @@ def median_time(fn, reps, sync=None, events=None):
 
 
 def reference(op, x, y, bits):
-    return {"add": (x + y) % (1 << bits), "sub": (x - y) % (1 << bits), "mul": x * y,
-            "mullo": x * y % (1 << bits)}[op]
+    spec = OPS[op]
+    values = dict(zip((p.name for p in spec.inputs), (x, y)))
+    values.update({p.name: SHIFT for p in spec.scalars})
+    return expected(spec, values, bits)[spec.outputs[0].name]
+
+
+def to_ints(op, r):
+    return limbs_to_ints(r) if r.ndim == 2 else (r.view(np.int32) if OPS[op].outputs[0].signed else r).tolist()
 
 
 def sample_check(op, a, b, r, bits, k=8):
     """'pass' or 'FAIL': k instances (first, last, random) of host arrays a, b, r against Python's integers."""
     count = a.shape[0]
     idx = sorted({0, count - 1, *random.Random(bits).sample(range(count), min(k, count))})
-    xs, ys, rs = limbs_to_ints(a[idx]), limbs_to_ints(b[idx]), limbs_to_ints(r[idx])
+    xs, ys, rs = limbs_to_ints(a[idx]), limbs_to_ints(b[idx]), to_ints(op, np.asarray(r)[idx])
     return "pass" if all(reference(op, x, y, bits) == z for x, y, z in zip(xs, ys, rs)) else "FAIL"
 
 
@@ -83,7 +113,7 @@ class Table:
 
     def add(self, op, bits, count, path, seconds, base=None, check="", note=""):
         rate = count / seconds / 1e6
-        gbps = OPERAND_BYTES_MOVED[op] * count * bits / 8 / seconds / 1e9
+        gbps = bytes_moved(op, bits) * count / seconds / 1e9
         pct = f"{100 * base / seconds:6.1f}%" if base else ""
         print(f"{op:6} {bits:>6} {count:>9}  {path:24} {seconds * 1e3:10.3f} {rate:10.3f} {gbps:8.2f} {pct:>7}  "
               f"{check}{note}", flush=True)
@@ -99,49 +129,53 @@ class Table:
             print(f"\nwrote {self.csv_path}")
 
 
+def result_shape(op, count, bits):
+    p = OPS[op].outputs[0]
+    return (count, p.words(bits)) if p.words_per_n else (count,)
+
+
 def host_rows(ctx, t, op, bits, count, reps, rng):
-    spec, w = OPS[op], bits // 32
+    w = bits // 32
     a = rng.integers(0, 1 << 32, (count, w), dtype=np.uint32)
     b = rng.integers(0, 1 << 32, (count, w), dtype=np.uint32)
-    r = np.empty((count, spec.out_factor * w), np.uint32)
-    fn = getattr(ctx._lib, spec.host)
-    args = [ctx._h, count, bits, r.ctypes.data, a.ctypes.data, b.ctypes.data] + ([None] if spec.carry else [])
-    c_s = median_time(lambda: fn(*args), reps)
+    r = np.empty(result_shape(op, count, bits), np.uint32)
+    bufs, scalars = c_args(op, r.ctypes.data, a.ctypes.data, b.ctypes.data)
+    c_s = median_time(lambda: ctx._lib.midint_run(ctx._h, OPS[op].code, count, bits, bufs, scalars), reps)
     t.add(op, bits, count, "C host (same buffers)", c_s, check=sample_check(op, a, b, r, bits))
     out = {}
-    np_s = median_time(lambda: out.update(r=getattr(ctx, op)(a, b)), reps)
+    np_s = median_time(lambda: out.update(r=py_call(ctx, op, a, b)), reps)
     t.add(op, bits, count, "NumPy ctx." + op, np_s, c_s, sample_check(op, a, b, out["r"], bits))
     # into a result array the caller keeps (out=), as the C call above: a fresh result's pages are first touched
     # by the call, and that page-fault cost (tens of ms per GiB) is the operating system's, not the binding's
     r2 = np.empty_like(r)
-    out_s = median_time(lambda: getattr(ctx, op)(a, b, out=r2), reps)
+    out_s = median_time(lambda: py_call(ctx, op, a, b, out=r2), reps)
     t.add(op, bits, count, f"NumPy ctx.{op}(out=)", out_s, c_s, sample_check(op, a, b, r2, bits))
     return c_s
 
 
 def device_rows(ctx, t, op, bits, count, reps, rng, use_cupy):
-    spec, w = OPS[op], bits // 32
+    w = bits // 32
     a = rng.integers(0, 1 << 32, (count, w), dtype=np.uint32)
     b = rng.integers(0, 1 << 32, (count, w), dtype=np.uint32)
     cp = _cupy() if use_cupy else None
     if cp is not None:
-        da, db, dr = cp.asarray(a), cp.asarray(b), cp.empty((count, spec.out_factor * w), cp.uint32)
+        da, db, dr = cp.asarray(a), cp.asarray(b), cp.empty(result_shape(op, count, bits), cp.uint32)
         ptr = lambda x: x.data.ptr   # noqa: E731
         stream = lambda: cp.cuda.get_current_stream().ptr or None   # noqa: E731
         timing = dict(events=cp)
         kind, get = "CuPy", cp.asnumpy
     else:
-        da, db, dr = ctx.to_device(a), ctx.to_device(b), ctx.empty((count, spec.out_factor * w))
+        da, db, dr = ctx.to_device(a), ctx.to_device(b), ctx.empty(result_shape(op, count, bits))
         ptr = lambda x: x.handle   # noqa: E731
         stream = lambda: None   # noqa: E731
         timing = dict(sync=ctx.synchronize)
         kind, get = "DeviceArray", lambda x: x.get()
-    fn = getattr(ctx._lib, spec.device)
-    args = [ctx._h, count, bits, ptr(dr), ptr(da), ptr(db)] + ([None] if spec.carry else [])
-    c_s = median_time(lambda: fn(*args, stream()), reps, **timing)
+    bufs, scalars = c_args(op, ptr(dr), ptr(da), ptr(db))
+    c_s = median_time(lambda: ctx._lib.midint_run_device(ctx._h, OPS[op].code, count, bits, bufs, scalars, stream()),
+                      reps, **timing)
     t.add(op, bits, count, "C device (same buffers)", c_s, check=sample_check(op, a, b, get(dr), bits))
     out = {}
-    py_s = median_time(lambda: out.update(r=getattr(ctx, op)(da, db)), reps, **timing)
+    py_s = median_time(lambda: out.update(r=py_call(ctx, op, da, db)), reps, **timing)
     t.add(op, bits, count, f"{kind} ctx.{op}", py_s, c_s, sample_check(op, a, b, get(out["r"]), bits))
 
 
@@ -150,22 +184,20 @@ def ints_rows(ctx, t, op, bits, count, reps, rng, gmpy2_too, base_s):
     pyrng = random.Random(bits)
     a = [pyrng.getrandbits(bits) for _ in range(count)]
     b = [pyrng.getrandbits(bits) for _ in range(count)]
-    f = getattr(ctx, op)
     out = {}
-    total = median_time(lambda: out.update(r=f(a, b, bits)), reps)
+    total = median_time(lambda: out.update(r=py_call(ctx, op, a, b, bits=bits)), reps)
     ok = all(reference(op, x, y, bits) == z for x, y, z in list(zip(a, b, out["r"]))[:64])
     t.add(op, bits, count, f"ints ctx.{op} (total)", total, check="pass" if ok else "FAIL")
     conv_in = median_time(lambda: (ints_to_limbs(a, bits), ints_to_limbs(b, bits)), reps)
     na, nb = ints_to_limbs(a, bits), ints_to_limbs(b, bits)
-    call = median_time(lambda: out.update(r=f(na, nb)), reps)
-    conv_out = median_time(lambda: limbs_to_ints(out["r"]), reps)
+    call = median_time(lambda: out.update(r=py_call(ctx, op, na, nb)), reps)
+    conv_out = median_time(lambda: to_ints(op, out["r"]), reps)
     t.add(op, bits, count, "  ints -> limbs (a and b)", conv_in, note=f"   {1e6 * conv_in / count / 2:.3f} us/int")
     t.add(op, bits, count, "  call on the arrays", call)
     t.add(op, bits, count, "  limbs -> ints (result)", conv_out, note=f"   {1e6 * conv_out / count:.3f} us/int")
-    if gmpy2_too:
+    if gmpy2_too and op in CPU_OPS:
         mask = (1 << bits) - 1
-        py_op = {"add": lambda x, y: (x + y) & mask, "sub": lambda x, y: (x - y) & mask,
-                 "mul": lambda x, y: x * y, "mullo": lambda x, y: (x * y) & mask}[op]
+        py_op = CPU_OPS[op](mask)
         t.add(op, bits, count, "Python int, 1 core", median_time(lambda: [py_op(x, y) for x, y in zip(a, b)], 3))
         try:
             import gmpy2
@@ -173,10 +205,14 @@ def ints_rows(ctx, t, op, bits, count, reps, rng, gmpy2_too, base_s):
             print(f"{'':44}(gmpy2 not installed: pip install gmpy2)")
             return
         ga, gb = [gmpy2.mpz(x) for x in a], [gmpy2.mpz(y) for y in b]
-        gmask = gmpy2.mpz(mask)
-        g_op = {"add": lambda x, y: (x + y) & gmask, "sub": lambda x, y: (x - y) & gmask,
-                "mul": lambda x, y: x * y, "mullo": lambda x, y: (x * y) & gmask}[op]
+        g_op = CPU_OPS[op](gmpy2.mpz(mask))
         t.add(op, bits, count, "gmpy2, 1 core", median_time(lambda: [g_op(x, y) for x, y in zip(ga, gb)], 3))
+
+
+# The CPU rows' operations as plain arithmetic (the same on Python ints and gmpy2's mpz), for the comparison rows only
+CPU_OPS = {"add": lambda m: lambda x, y: (x + y) & m, "sub": lambda m: lambda x, y: (x - y) & m,
+           "mul": lambda m: lambda x, y: x * y, "mullo": lambda m: lambda x, y: (x * y) & m,
+           "sqr": lambda m: lambda x, y: x * x}
 
 
 def overhead(ctx, reps=2000):
@@ -192,9 +228,11 @@ def overhead(ctx, reps=2000):
     r = np.empty_like(a)
     n = max(reps // 10, 20)
     raw, wrapped = [], []
+    bufs, scalars = c_args("add", r.ctypes.data, a.ctypes.data, a.ctypes.data)
+    code = OPS["add"].code
     for _ in range(n):
         t0 = time.perf_counter()
-        lib.midint_add(h, 1, bits, r.ctypes.data, a.ctypes.data, a.ctypes.data, None)
+        lib.midint_run(h, code, 1, bits, bufs, scalars)
         raw.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         ctx.add(a, a, out=r)

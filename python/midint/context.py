@@ -1,5 +1,6 @@
-"""midint.Context: batched add, sub, mul and mullo on lists of Python ints, NumPy arrays, CUDA device arrays
-(CuPy, __cuda_array_interface__, DLPack) and the context's own device buffers (DeviceArray), over the C library."""
+"""midint.Context: the library's batched operations (midint.OPS: add, sub, mul, mullo, sqr, shifts, bitwise, cmp ...)
+on lists of Python ints, NumPy arrays, CUDA device arrays (CuPy, __cuda_array_interface__, DLPack) and the context's
+own device buffers (DeviceArray), over the C library."""
 
 import ctypes
 import operator
@@ -12,6 +13,7 @@ import numpy as np
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
 from .convert import ints_to_limbs, limbs_to_ints
+from .ops import OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
 BACKEND_NAMES = {1: "cuda", 2: "opencl"}
@@ -26,27 +28,6 @@ class Expression:
     outputs: tuple
     output_words: tuple
     program: str
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """One operation as the binding sees it: every operation runs through Context._run with its row.
-    A fused expression (issue 12) becomes one more row: its own operand count and C functions."""
-    name: str
-    code: int          # midint_op
-    inputs: int        # number of operands
-    out_factor: int    # result words per operand word (2: full product)
-    carry: bool        # has a carry/borrow output
-    host: str          # C function on host buffers
-    device: str        # C function on device buffers
-
-
-OPS = {s.name: s for s in (
-    OpSpec("add", 0, 2, 1, True, "midint_add", "midint_add_device"),
-    OpSpec("sub", 1, 2, 1, True, "midint_sub", "midint_sub_device"),
-    OpSpec("mul", 2, 2, 2, False, "midint_mul", "midint_mul_device"),
-    OpSpec("mullo", 3, 2, 1, False, "midint_mullo", "midint_mullo_device"),
-)}
 
 
 def _cupy():
@@ -353,23 +334,28 @@ class Context:
         calls). It belongs to the context: do not use it after close()."""
         return np.asarray(_Pinned(self, tuple(shape)))
 
-    # ---- operations ----
-    def add(self, a, b, bits=None, *, out=None, return_carry=False, stream=None):
-        """r = a + b mod 2^bits per instance; with return_carry=True returns (r, carry), carry 0/1 per instance."""
-        return self._run(OPS["add"], (a, b), bits, out, return_carry, stream)
+    # ---- operations: the library's table (midint.OPS), each as ctx.NAME ----
+    def __getattr__(self, name):
+        """ctx.add, ctx.sqr, ctx.shl, ctx.and_ ...: every operation the library has (midint.OPS, read from it)."""
+        spec = _spec_of_method(name) if not name.startswith("_") else None
+        if spec is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def sub(self, a, b, bits=None, *, out=None, return_borrow=False, return_carry=False, stream=None):
-        """r = a - b mod 2^bits per instance; with return_borrow=True (or return_carry=True) returns
-        (r, borrow), borrow 1 where a < b."""
-        return self._run(OPS["sub"], (a, b), bits, out, return_borrow or return_carry, stream)
+        def call(*args, **kw):
+            return self._run(spec, args, kw)
+        call.__name__ = spec.method
+        call.__doc__ = _op_doc(spec)
+        return call
 
-    def mul(self, a, b, bits=None, *, out=None, stream=None):
-        """The full product a * b per instance: 2*bits bits ((count, 2*bits/32) words for arrays)."""
-        return self._run(OPS["mul"], (a, b), bits, out, False, stream)
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {s.method for s in OPS.values()})
 
-    def mullo(self, a, b, bits=None, *, out=None, stream=None):
-        """The low half a * b mod 2^bits per instance."""
-        return self._run(OPS["mullo"], (a, b), bits, out, False, stream)
+    def run(self, op, *args, **kw):
+        """The operation named `op` (e.g. "add"), as ctx.<op>(*args, **kw)."""
+        spec = OPS.get(op)
+        if spec is None:
+            raise value_error(f"unknown operation {op!r}: one of {', '.join(OPS)}")
+        return self._run(spec, args, kw)
 
     # ---- fused expressions (docs/expressions.md) ----
     def expressions(self):
@@ -496,19 +482,23 @@ class Context:
         n = ctypes.c_size_t()
         self._call(self._lib.midint_workspace_size, self._h, spec.code, bits, count, ctypes.byref(n))
 
-    def _run(self, spec, operands, bits, out, want_carry, stream):
+    def _run(self, spec, args, kw):
+        """ctx.<op>(*inputs, *scalars, bits=None, out=None, stream=None, return_<flag>=False, **scalars): the
+        operation's inputs of bits-bit integers positionally, then its scalars (or by name); a scalar whose operation
+        takes a per-instance array instead (shl's shift, shifts) may be given a sequence or array of counts."""
         if self._h is None:
             raise value_error("the midint context is closed")
-        ins = [self._operand(x, name) for x, name in zip(operands, "abcdefgh")]
+        call = _Call(spec, args, kw)
+        ins = [self._operand(x, p.name) for x, p in zip(call.inputs, spec.inputs)]
         kinds = {o.kind for o in ins}
         if len(kinds) > 1:
             raise type_error(f"{spec.name}: operands of different kinds ({', '.join(o.kind for o in ins)}); pass "
                              f"them all as one kind")
-        kind = ins[0].kind
-        count = ins[0].count
+        kind, count = ins[0].kind, ins[0].count
         if any(o.count != count for o in ins):
             raise value_error(f"{spec.name}: operands of different lengths ({', '.join(str(o.count) for o in ins)})",
                               "MIDINT_ERR_INVALID_COUNT")
+        bits = call.bits
         if bits is not None:
             _bits_arg(bits)
         if kind == "ints":
@@ -516,7 +506,7 @@ class Context:
                 raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
                                   f"arithmetic)", "MIDINT_ERR_INVALID_BITS")
             self._check_bits(spec, bits, max(count, 1))
-            ins = [_numpy_operand(ints_to_limbs(o.obj, bits, name), name) for o, name in zip(ins, "abcdefgh")]
+            ins = [_numpy_operand(ints_to_limbs(o.obj, bits, p.name), p.name) for o, p in zip(ins, spec.inputs)]
         else:
             words = ins[0].words
             if any(o.words != words for o in ins):
@@ -530,29 +520,90 @@ class Context:
             _bits_arg(bits)
             if count == 0:
                 self._check_bits(spec, bits, 1)
-        rwords = spec.out_factor * bits // 32
-        if kind in ("ints", "numpy"):
-            r, carry = self._host_call(spec, ins, count, bits, rwords, out, want_carry)
-            if kind == "ints":
-                r = limbs_to_ints(r)
-                carry = None if carry is None else carry.tolist()
-        else:
-            r, carry = self._device_call(spec, kind, ins, count, bits, rwords, out, want_carry, stream)
-        return (r, carry) if want_carry else r
-
-    def _host_call(self, spec, ins, count, bits, rwords, out, want_carry):
-        if out is None:
-            r = np.empty((count, rwords), np.uint32)
-        else:
-            self._out_operand(out, "numpy", (count, rwords), spec.name)
-            r = out
-        carry = np.empty(count, np.uint32) if want_carry else None
+        host = kind in ("ints", "numpy")
+        if kind == "cuda":
+            call.stream = self._cuda_inputs(spec.name, ins, [p.name for p in spec.inputs], call.stream)
+        counts = {name: self._counts_operand(v, kind, count, spec, name) for name, v in call.per_instance.items()}
+        outs = self._outputs(spec, call, kind, count, bits, host)
         if count:
-            args = [self._h, count, bits, r.ctypes.data, *(o.ptr for o in ins)]
-            if spec.carry:
-                args.append(None if carry is None else carry.ctypes.data)
-            self._call(getattr(self._lib, spec.host), *args)
-        return r, carry
+            bufs, given_ins = [], iter(ins)
+            for p in spec.buffers:
+                if p.kind == OUTPUT:
+                    o = outs.get(p.name)
+                    bufs.append(None if o is None else o.ctypes.data if host else _device_ptr(o))
+                elif p.words_per_n:
+                    bufs.append(next(given_ins).ptr)
+                else:
+                    c = counts.get(p.name)
+                    bufs.append(None if c is None else c.ctypes.data if host else _device_ptr(c))
+            bptr = (ctypes.c_void_p * max(len(bufs), 1))(*bufs)
+            sptr = (ctypes.c_uint * max(len(spec.scalars), 1))(*[call.scalars[p.name] for p in spec.scalars])
+            if host:
+                self._call(self._lib.midint_run, self._h, spec.code, count, bits, bptr, sptr)
+            else:
+                self._call(self._lib.midint_run_device, self._h, spec.code, count, bits, bptr, sptr,
+                           _stream_ptr(call.stream))
+        results = []
+        for p in spec.outputs:
+            if p.name not in outs:
+                continue
+            r = outs[p.name]
+            if kind == "ints":
+                r = limbs_to_ints(r) if p.words_per_n else (r.view(np.int32) if p.signed else r).tolist()
+            elif kind == "numpy" and p.signed and r is not call.out:
+                r = r.view(np.int32)
+            elif kind == "cuda" and call.out is None:
+                r = _like(ins[0].obj, r)
+            results.append(r)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _outputs(self, spec, call, kind, count, bits, host):
+        """{output name: array} for the outputs the call writes: the required ones, and the optional ones asked for
+        (return_<name>=True); out= is the first output's array, checked before anything runs."""
+        outs = {}
+        alloc = (lambda shape: np.empty(shape, np.uint32)) if host else self._device_alloc(kind)
+        for i, p in enumerate(spec.outputs):
+            if p.optional and not call.returns.get(p.name):
+                continue
+            shape = (count, p.words(bits)) if p.words_per_n else (count,)
+            if i == 0 and call.out is not None:
+                if len(shape) == 2:
+                    self._out_operand(call.out, "numpy" if host else kind, shape, spec.name)
+                elif not (isinstance(call.out, np.ndarray) and host and call.out.shape == shape and
+                          call.out.dtype in (np.uint32, np.int32) and call.out.flags.c_contiguous and
+                          call.out.flags.writeable):
+                    raise value_error(f"out must be a writable C-contiguous NumPy (u)int32 array of shape {shape}")
+                outs[p.name] = call.out   # returned as given (an int32 array for a signed result stays one)
+            else:
+                outs[p.name] = alloc(shape)
+        return outs
+
+    def _counts_operand(self, v, kind, count, spec, name):
+        """Per-instance counts (a sequence, a NumPy array or, for device calls, a device array of count uint32) as
+        an array the call can read where its inputs are."""
+        if kind in ("ints", "numpy") or not (isinstance(v, DeviceArray) or hasattr(v, "__cuda_array_interface__")):
+            try:
+                host = np.asarray(v, dtype=np.int64)
+            except (TypeError, ValueError):
+                raise type_error(f"{spec.name}: {name} must be a sequence of ints") from None
+            if host.shape != (count,):
+                raise value_error(f"{spec.name}: {name} holds {host.size} values for {count} instances")
+            if host.size and (host.min() < 0 or host.max() >= 1 << 32):
+                raise value_error(f"{spec.name}: {name} holds values outside 0 .. 2^32 - 1", "MIDINT_ERR_INVALID_ARGUMENT")
+            host = np.ascontiguousarray(host, dtype=np.uint32)
+            if kind in ("ints", "numpy"):
+                return host
+            d = self._device_alloc(kind)((count,))
+            if isinstance(d, DeviceArray):
+                d.set(host)
+            else:
+                d.set(host)   # CuPy
+            return d
+        o = self._operand(v, name) if not isinstance(v, DeviceArray) else None
+        shape = v.shape if isinstance(v, DeviceArray) else (o.count,)
+        if tuple(shape) != (count,):
+            raise value_error(f"{spec.name}: {name} has shape {tuple(shape)}; it must be ({count},)")
+        return v
 
     def _cuda_inputs(self, what, ins, names, stream):
         """Checks of CUDA array inputs (a CUDA context, the context's device) and the stream to use: CuPy's
@@ -569,27 +620,6 @@ class Context:
         if stream is None and from_cupy:
             stream = cp.cuda.get_current_stream().ptr   # ordered with the caller's CuPy work
         return stream
-
-    def _device_call(self, spec, kind, ins, count, bits, rwords, out, want_carry, stream):
-        if kind == "cuda":
-            stream = self._cuda_inputs(spec.name, ins, "abcdefgh", stream)
-        alloc = self._device_alloc(kind)
-        if out is None:
-            r = alloc((count, rwords))
-        else:
-            self._out_operand(out, kind, (count, rwords), spec.name)
-            r = out
-        carry = alloc((count,)) if want_carry else None
-        if count:
-            args = [self._h, count, bits, _device_ptr(r), *(o.ptr for o in ins)]
-            if spec.carry:
-                args.append(None if carry is None else _device_ptr(carry))
-            args.append(_stream_ptr(stream))
-            self._call(getattr(self._lib, spec.device), *args)
-        if kind == "cuda" and out is None:
-            r = _like(ins[0].obj, r)
-            carry = None if carry is None else _like(ins[0].obj, carry)
-        return r, carry
 
     def _device_alloc(self, kind):
         if kind == "cuda":
@@ -660,3 +690,74 @@ def _like(template, arr):
     mod = sys.modules.get(type(template).__module__.split(".")[0])
     conv = getattr(mod, "from_dlpack", None)
     return conv(arr) if conv is not None else arr
+
+
+def _spec_of_method(name):
+    """The operation a Context attribute names: ctx.add, ctx.and_ (Python's keywords get a trailing underscore)."""
+    try:
+        ops = OPS._load()
+    except Exception:   # no library: no operations (the attribute error says so)
+        return None
+    for spec in ops.values():
+        if spec.method == name:
+            return spec
+    return None
+
+
+def _op_doc(spec):
+    """ctx.<op>'s docstring from the library's descriptor."""
+    ins = ", ".join(p.name for p in spec.inputs)
+    extra = ", ".join(p.name for p in spec.scalars)
+    flags = ", ".join(f"return_{p.name}=False" for p in spec.outputs if p.optional)
+    sig = ", ".join(x for x in (ins, extra, "bits=None", "*", "out=None", flags, "stream=None") if x)
+    per = [p for p in spec.buffers if p.fallback]
+    if per:
+        sig += "; " + ", ".join(f"{p.fallback}= may be a sequence of counts, one per instance ({p.name})" for p in per)
+    return f"ctx.{spec.method}({sig}): {spec.summary} (reference: {spec.reference})"
+
+
+class _Call:
+    """The arguments of ctx.<op>(...) sorted out from the operation's descriptor: its inputs, scalars, per-instance
+    arrays that stand for a scalar, which optional outputs to return, and bits/out/stream."""
+
+    def __init__(self, spec, args, kw):
+        kw = dict(kw)
+        self.bits, self.out, self.stream = kw.pop("bits", None), kw.pop("out", None), kw.pop("stream", None)
+        optional = [p for p in spec.outputs if p.optional]
+        self.returns = {p.name: bool(kw.pop("return_" + p.name, False)) for p in optional}
+        if "return_carry" in kw and len(optional) == 1:   # sub: return_carry as well as return_borrow
+            self.returns[optional[0].name] |= bool(kw.pop("return_carry"))
+        n_in = len(spec.inputs)
+        if len(args) < n_in:
+            raise value_error(f"{spec.name} takes {n_in} input{'s' if n_in != 1 else ''} "
+                              f"({', '.join(p.name for p in spec.inputs)}); {len(args)} given",
+                              "MIDINT_ERR_INVALID_ARGUMENT")
+        self.inputs = args[:n_in]
+        extra = args[n_in:]   # the scalars, then bits (ctx.add(a, b, 512), ctx.shl(a, 3, 512))
+        if len(extra) > len(spec.scalars) + 1:
+            raise type_error(f"{spec.name} takes {n_in + len(spec.scalars) + 1} positional arguments; {len(args)} given")
+        if len(extra) == len(spec.scalars) + 1:
+            if self.bits is not None:
+                raise type_error(f"{spec.name}() got bits twice")
+            self.bits = extra[-1]
+        values = {p.name: v for p, v in zip(spec.scalars, extra)}
+        by_fallback = {p.fallback: p for p in spec.buffers if p.fallback}
+        known = {p.name for p in spec.scalars} | {p.name for p in by_fallback.values()}
+        for k, v in kw.items():
+            if k not in known:
+                raise type_error(f"{spec.name}() got an unexpected keyword argument {k!r}")
+            values[k] = v
+        self.scalars, self.per_instance = {}, {}
+        for p in spec.scalars:
+            v, fb = values.get(p.name), by_fallback.get(p.name)
+            if fb is not None and fb.name in values:
+                self.per_instance[fb.name] = values[fb.name]
+                v = 0 if v is None else v
+            elif fb is not None and v is not None and not isinstance(v, int):   # an array: one count per instance
+                self.per_instance[fb.name], v = v, 0
+            if v is None:
+                raise type_error(f"{spec.name}() needs {p.name}" + (f" (or {fb.name}: one per instance)" if fb else ""))
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 32:
+                raise value_error(f"{spec.name}: {p.name}={v!r} is not an int in 0 .. 2^32 - 1",
+                                  "MIDINT_ERR_INVALID_ARGUMENT")
+            self.scalars[p.name] = v
