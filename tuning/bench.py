@@ -4,8 +4,9 @@ Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of
 single instances of large sizes (one product of 2^20..2^27 bits, one addition of 2^30 bits) against GMP on one
 host core: a second table and CSV (`<out>_single.csv`).
 GPU side: backend events, one warm-up, the median of --reps launches, random operands, results checked against
-GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (mullo uses
-mpn_mul_n: GMP has no public low-half product). A device-to-device copy is timed in the same run.
+GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (tuning/measure.c's
+table: mullo uses mpn_mul_n, GMP has no public low-half product; sqr mpn_sqr; the shifts mpn_lshift / mpn_rshift;
+cmp mpn_cmp). GB/s count every buffer a call reads and writes. A device-to-device copy is timed in the same run.
 """
 
 import argparse
@@ -16,8 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune import ROOT, Measure, read_variants  # noqa: E402
+from generator.ops import BY_NAME, OPERATIONS, WIDTHS  # noqa: E402
 
-BYTES_MOVED = {"add": 3, "sub": 3, "mul": 4, "mullo": 3}   # operand-sized transfers per instance
+
+def bytes_moved(op, bits):
+    """Bytes an instance reads and writes: the operation's buffers that a call always has (add: a, b, r; mul: a, b and
+    the 2n-word r; cmp: a, b and a word), from its row of the table; the GB/s column counts them."""
+    words = [WIDTHS[b.width] for b in BY_NAME[op].buffers if not b.optional]
+    return 4 * sum(per_n * (bits // 32) + fixed for per_n, fixed in words)
 
 
 def expr_table(m, args):
@@ -75,7 +82,7 @@ def single_table(m, args):
             print(f"{op:6} {bits:10d}  failed: {msg}")
             continue
         gmp_ms = 1e3 * float(m.ask(f"gmp {op} {bits} 1 1")[5])
-        gbps = BYTES_MOVED[op] * bits / 8 / ms / 1e6
+        gbps = bytes_moved(op, bits) / ms / 1e6
         rows.append(dict(op=op, bits=bits, variant=name, median_ms=ms, gbps=gbps, gmp_ms=gmp_ms,
                          speedup=gmp_ms / ms, check="pass" if passed else "FAIL"))
         print(f"{op:6} {bits:10d}  {name:40} {ms:9.4f} {gbps:8.1f} {gmp_ms:9.2f} {gmp_ms / ms:7.1f} "
@@ -86,7 +93,8 @@ def single_table(m, args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
-    ap.add_argument("--ops", default="add,sub,mul,mullo")
+    ap.add_argument("--ops", default=",".join(op.name for op in OPERATIONS), help="operations (default: every "
+                    "operation of the table, generator/ops.py)")
     ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size; "
                     "'none': only the single instances)")
     ap.add_argument("--words", type=int, default=1 << 27, help="32-bit words per operand (default 2^27)")
@@ -122,7 +130,7 @@ def main(argv=None):
                 continue
             gmp_s = float(m.ask(f"gmp {op} {bits} {count} {args.threads}")[5])
             minst, gmp_minst = count / ms / 1e3, count / gmp_s / 1e6
-            gbps = BYTES_MOVED[op] * count * bits / 8 / ms / 1e6
+            gbps = bytes_moved(op, bits) * count / ms / 1e6
             row = dict(op=op, bits=bits, count=count, variant=name, median_ms=ms, gbps=gbps, minst_per_s=minst,
                        gmp_minst_per_s=gmp_minst, speedup=minst / gmp_minst, copy_gbps=copy_gbps,
                        check="pass" if passed else "FAIL")

@@ -15,13 +15,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune import ROOT, Measure, read_variants  # noqa: E402
+from generator.ops import BY_NAME  # noqa: E402
 
 MARKS = {"pinned": 0.85, "pageable": 0.60}
 LATENCY_MARK_US = 15.0
 
 
-def result_words(op, n):
-    return 2 * n if op == "mul" else n
+def io_bytes(op, n, count):
+    """(input, output) bytes of a host call as measure's `host` command makes it (tuning/measure_host.c): the
+    operation's inputs of n words, its outputs with the flag output (carry, borrow) asked for, from its row."""
+    words = lambda b: b.words[0] * n + b.words[1]   # noqa: E731
+    row = BY_NAME[op]
+    return (4 * count * sum(words(b) for b in row.inputs if b.width == "n"),
+            4 * count * sum(words(b) for b in row.outputs))
 
 
 def main(argv=None):
@@ -61,8 +67,7 @@ def main(argv=None):
                 continue
             n = bits // 32
             count = max(1, args.words // n)
-            in_bytes = 2 * count * n * 4
-            out_bytes = count * result_words(op, n) * 4 + (count * 4 if op in ("add", "sub") else 0)
+            in_bytes, out_bytes = io_bytes(op, n, count)
             bound_ms = max(in_bytes / h2d_both, out_bytes / d2h_both) / 1e6
             for mem in [x for x in args.mem.split(",") if x]:
                 f = m.ask(f"host {op} {bits} {count} {mem} {args.reps}")

@@ -10,7 +10,8 @@
 # tuning/bench_host.py: GB/s from pageable and page-locked memory against the copy bound, one-instance latency;
 # "python": the Python package's tests on CUDA and python -m midint.bench; "expr": the fused expressions' CUDA
 # tests and compute-sanitizer, then six and poly fused against separate calls (bench's expression table, default
-# dispatch, EXPR_SIZES)); "exprgrid": six's one-block and grid (_gB) variants timed side by side (EXPRGRID_SIZES); logs,
+# dispatch, EXPR_SIZES)); "ops": the table's new operations (sqr, shifts, bitwise, cmp): CUDA tests and bench
+# (OPS_BENCH, OPS_SIZES); "exprgrid": six's one-block and grid (_gB) variants timed side by side (EXPRGRID_SIZES); logs,
 # tables, CSVs and plots go to $OUT.
 # Knobs: SAN_OPS, SAN_SIZES (sanitizer), EXH_SIZES/EXH_OPS (exhaustive tuning for comparison), TABLE (bench).
 set -u
@@ -26,6 +27,22 @@ if has tests; then
   echo "== pytest (CUDA)"
   timeout 400 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_variants.py tests/test_dispatch.py \
     tests/test_api_errors.py 2>&1 | tee "$OUT/pytest_cuda.log" | tail -4
+fi
+
+if has ops; then
+  # the operations the table of operations added (issue 23): their CUDA variants against GMP at a spread of sizes, the
+  # API errors and the Python package on CUDA, then their speed against GMP and mul (GB/s over every buffer read and
+  # written; the products in million instances per second), 2^27 words per operand
+  echo "== new operations: CUDA tests"
+  timeout 420 python3 -m pytest -q -p no:cacheprovider -k "cuda and (sqr_ or cmp_ or shl_ or shr_ or and_ or or_ or \
+    xor_ or not_) and (_512_ or _2048_ or _8192_ or _65536_ or _1048576_ or _134217728_ or _2147483648_)" \
+    tests/test_variants.py 2>&1 | tee "$OUT/pytest_ops.log" | tail -4
+  timeout 200 python3 -m pytest -q -p no:cacheprovider -k "cuda" tests/test_api_errors.py tests/test_python_api.py \
+    2>&1 | tee -a "$OUT/pytest_ops.log" | tail -4
+  echo "== new operations: bench"
+  timeout 500 python3 tuning/bench.py --ops "${OPS_BENCH:-and,or,xor,not,shl,shr,cmp,sqr,mul,add}" \
+    --sizes "${OPS_SIZES:-512,1024,2048,4096,8192,16384,65536,262144,1048576,16777216,134217728}" --single "" --exprs "" \
+    --tuning "${TABLE:-}" --out "$OUT/ops" 2>&1 | tee "$OUT/ops.txt"
 fi
 
 if has expr; then

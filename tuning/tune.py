@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from generator.ops import OPERATIONS  # noqa: E402  (the table of operations: what is tuned)
+from generator.variant import Variant, parse_name  # noqa: E402
 MEASURE = ROOT / "build" / "tuning" / "measure"
 VARIANTS_TXT = ROOT / "generated" / "variants.txt"
 FORMAT = 2   # rows name their (op, bits) pair's candidate-set hash (docs/tuning.md)
@@ -34,47 +37,45 @@ SM = dict(threads=2048, blocks=32, shared=228 * 1024, registers=65536)
 
 
 @dataclass(frozen=True)
-class Variant:
-    name: str
-    op: str
-    bits: int
-    limb_words: int
-    q: int
-    ipb: int
-    backend: str
+class Candidate:
+    """A generated variant as the tuner sees it: its fields (generator/variant.py parses its name, the key
+    everywhere) and what the generator derived for it (variants.txt: block, shared memory)."""
+    v: Variant
     block: int
     shared: int
-    ntt: str = "-"        # pSETbDIGIT for NTT variants
-    grid: str = "-"       # threads per tile block of grid variants
-    lanes: str = "-"      # lanes per instance of register-resident variants
+
+    @property
+    def name(self):
+        return self.v.name
+
+    def __getattr__(self, field):   # op, bits, q, backend, ... of the parsed name
+        return getattr(self.v, field)
 
     @property
     def chunk(self):
-        return self.q * self.limb_words
+        return self.v.chunk_words
 
 
 def read_variants(path=VARIANTS_TXT):
     out = []
     for line in Path(path).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, op, bits, limb, q, ipb, backend, block, shared, ntt, _ti, grid, lanes = line.split()
-            out.append(Variant(name, op, int(bits), 2 if limb == "u64" else 1, int(q), int(ipb), backend,
-                               int(block), int(shared), ntt, grid, lanes))
+            f = line.split()
+            out.append(Candidate(parse_name(f[0]), int(f[7]), int(f[8])))
     return out
 
 
-def algorithm(v: Variant) -> str:
+def algorithm(v: Candidate) -> str:
     """What the cost model cannot rank across: classical or NTT (per prime set and digit size), one-block, grid or
-    register-resident (per lanes per instance, Karatsuba levels over them: `_kK` in the name, and the balanced low
-    half: `_oL`)."""
-    kara = re.search(r"_k(\d+)_[a-z]+$", v.name)
-    owner = re.search(r"_o\d+_", v.name)
-    return (("classical" if v.ntt == "-" else f"ntt-{v.ntt}") + ("-grid" if v.grid != "-" else "")
-            + (f"-lanes{v.lanes}" if v.lanes != "-" else "") + (f"-k{kara.group(1)}" if kara else "")
-            + ("-owner" if owner else ""))
+    register-resident (per lanes per instance and their kind: lanes of one warp, across warps, owners, a staged
+    thread; Karatsuba levels over them)."""
+    x = v.v
+    kind = "owner" if x.owner else "across" if x.across else "staged" if x.staged else ""
+    return (("classical" if x.ntt is None else f"ntt-{x.ntt[0]}b{x.ntt[1]}") + ("-grid" if x.grid else "")
+            + (f"-lanes{x.lanes}{kind}" if x.lanes else "") + (f"-k{x.karatsuba}" if x.karatsuba else ""))
 
 
-def predicted_cost(v: Variant) -> float:
+def predicted_cost(v: Candidate) -> float:
     """Lower is better: resident warps per SM, discounted for too little work per thread."""
     blocks = min(SM["blocks"], SM["threads"] // v.block, SM["shared"] // max(v.shared, 1))
     occupancy = blocks * v.block / SM["threads"]
@@ -245,14 +246,16 @@ def coalesce(entries):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cuda", choices=("cuda", "opencl"))
-    ap.add_argument("--ops", default="", help="operations to tune (default add,sub,mul,mullo and every generated "
-                    "expression, expr_NAME)")
+    ap.add_argument("--ops", default="", help="operations to tune (default every operation of the table, "
+                    "generator/ops.py, and every generated expression, expr_NAME)")
     ap.add_argument("--sizes", default="", help="comma-separated sizes in bits (default: every generated size)")
     ap.add_argument("--out", help="table to write (default tuning/tables/<device>.tune)")
     ap.add_argument("--reps", type=int, default=10, help="timed launches per candidate (median)")
     ap.add_argument("--min-ms", type=float, default=20.0, help="a candidate whose timed launches add up to less "
                     "than this is timed again with more launches (short kernels are noisy)")
-    ap.add_argument("--keep", type=int, default=6, help="candidates timed per size, by predicted cost")
+    ap.add_argument("--keep", type=int, default=4, help="candidates timed per size and algorithm, by predicted cost")
+    ap.add_argument("--keep-bytes", type=int, default=1, help="the same for memory-bound operations (those "
+                    "benchmarked in GB/s: add, sub, the bitwise ones, shifts, cmp)")
     ap.add_argument("--exhaustive", action="store_true", help="time every candidate (no pruning)")
     ap.add_argument("--words", type=int, default=1 << 25, help="cap on words per operand of a timed batch")
     ap.add_argument("--max-minutes", type=float, default=0, help="stop timing after this long and write what "
@@ -267,8 +270,13 @@ def main(argv=None):
     if args.upgrade:
         return upgrade(args.upgrade, args.out)
 
-    ops = [o for o in args.ops.split(",") if o] or ["add", "sub", "mul", "mullo"] + sorted(
+    ops = [o for o in args.ops.split(",") if o] or [op.name for op in OPERATIONS] + sorted(
         {v.op for v in read_variants() if v.op.startswith("expr_")})
+    unknown = [o for o in ops if o not in {op.name for op in OPERATIONS} and not o.startswith("expr_")]
+    if unknown:
+        sys.exit(f"tune: unknown operation(s) {', '.join(unknown)}; known: {', '.join(op.name for op in OPERATIONS)} "
+                 "and expr_NAME")
+    memory_bound = {op.name for op in OPERATIONS if op.bench == "bytes"}
     sizes = {int(s) for s in args.sizes.split(",") if s}
     variants = [v for v in read_variants() if v.backend == args.backend and v.op in ops
                 and (not sizes or v.bits in sizes)]
@@ -293,7 +301,11 @@ def main(argv=None):
                     stopped = True
                     break
                 default_name = m.ask(f"select {op} {bits} {count}")[4]
-                timed = cands if args.exhaustive else candidates_to_time(cands, args.keep, default_name)
+                # memory-bound operations run at the copy rate with any reasonable shape: fewer candidates timed
+                keep = min(args.keep, args.keep_bytes) if op in memory_bound else args.keep
+                timed = cands if args.exhaustive else candidates_to_time(cands, keep, default_name)
+                if len(timed) == 1 and not args.exhaustive:   # nothing to choose: the default rule's, untimed
+                    continue
                 results = []
                 for v in timed:
                     name, ms, passed, msg = m.time(op, bits, count, v.name, args.reps)
