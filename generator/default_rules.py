@@ -54,7 +54,9 @@ RULES = (
     # one-block kernel keeps them. Among lanes variants 4 words per lane (the most lanes), any number of lanes. For
     # add/sub every one-block variant with 16 words per thread ran within 1.5% of the best at each size 2^9..2^18
     # and u32 limbs beat u64 at 2^18 bits.
-    Rule("addsub", 16, 256, 1, 2.0, 1.0, 1.0, 4.0, NEVER, 0, 0, 0, 524288, UNBOUNDED, 8, 256, 16384, 0, 4, 1, 0, 0,
+    # Among grid variants 16 words per thread in 256-thread tiles: the tuned table's choice for add and sub from 16
+    # instances at every grid size, 2^19..2^31 bits (H200), and cmp's at 2^20..2^27 bits ran 3.97 TB/s through 8 words.
+    Rule("addsub", 16, 256, 1, 2.0, 1.0, 1.0, 4.0, NEVER, 0, 0, 0, 524288, UNBOUNDED, 16, 256, 16384, 0, 4, 1, 0, 0,
          2048, NEVER),
     # multiplication: regions of 8 u64 limbs (Q = 8 for mul, 16 for mullo) in 128-thread blocks. The crossover: H200,
     # million instances/s, mul at 4096 bits: NTT 171.6, classical 128.3; mullo at 8192 bits: NTT 100.9, classical

@@ -252,7 +252,9 @@ static midint_status setup(midint_context *ctx, const midint_pipe_job *job, int 
         pc->layout[2 * k + 1] = job->chunk * job->unit[k];
         end[b] = pc->layout[2 * k] + pc->layout[2 * k + 1];
     }
-    pc->in_bytes = end[0];
+    /* the outputs follow the inputs: aligned as each operand is (an input of a word per instance, a shift count,
+     * leaves the inputs' end unaligned, and a kernel on the direct path stores 16-byte units) */
+    pc->in_bytes = align_up(end[0], align);
     pc->out_bytes = end[1];
     unsigned used = pc->chunks < MIDINT_PIPE_SLOTS ? (unsigned)pc->chunks : MIDINT_PIPE_SLOTS;
     for (int attempt = small; attempt >= 0; attempt--) {

@@ -305,25 +305,22 @@ static int eval_output(const midint_op_info *d, ref_value *vals, size_t nvals, u
 
 void reference(midint_op op, unsigned n, const uint32_t *a, const uint32_t *b, uint32_t *r, uint32_t *carry)
 {
-    const midint_op_info *d = midint_op_describe(op);
-    ref_value vals[OPB_MAX];
-    size_t nv = 0;
-    for (unsigned i = 0; i < d->nparams; i++) {
-        const midint_param_info *p = &d->params[i];
-        if (p->kind == MIDINT_PARAM_OUTPUT)
-            continue;
-        vals[nv].name = p->name;
-        mpz_init(vals[nv].v);
-        if ((int)i == nth_input(d, 0) || (int)i == nth_input(d, 1))
-            mpz_import(vals[nv].v, n, -1, 4, 0, 0, (int)i == nth_input(d, 0) ? a : b);
-        nv++;
-    }
+    /* a batch of one instance on the caller's words: the optional buffers left out, the scalars 0 */
+    op_batch one = {.info = midint_op_describe(op), .op = op, .count = 1, .bits = 32u * n, .n = n};
+    uint32_t *out[OPB_MAX] = {NULL};
+    int ia = nth_input(one.info, 0), ib = nth_input(one.info, 1), ic = flag_output(one.info);
+    for (unsigned i = 0; i < one.info->nparams; i++)
+        one.absent[i] = one.info->params[i].optional;
+    one.host[ia] = (uint32_t *)a;
+    if (ib >= 0)
+        one.host[ib] = (uint32_t *)b;
+    out[param_in_slot(one.info, MIDINT_SLOT_R)] = r;
     *carry = 0;
-    eval_output(d, vals, nv, 32u * n, (unsigned)param_in_slot(d, MIDINT_SLOT_R), r, result_words(op, n));
-    if (flag_output(d) >= 0)
-        eval_output(d, vals, nv, 32u * n, (unsigned)flag_output(d), carry, 1);
-    for (size_t k = 0; k < nv; k++)
-        mpz_clear(vals[k].v);
+    if (ic >= 0) {
+        one.absent[ic] = 0;
+        out[ic] = carry;
+    }
+    batch_expect(&one, 0, out);
 }
 
 /* ---- a whole batch of any operation (check_batch, measure) ---- */
