@@ -33,7 +33,11 @@ def call(ctx, op, a, b, bits, pass_bits=True, **kw):
 
 
 def count_of(x):
-    return len(x) if isinstance(x, list) else x.shape[0]
+    """Instances of an operand: a list's length, an array's rows; the wrappers below by their interface."""
+    if isinstance(x, list):
+        return len(x)
+    cai = getattr(x, "__cuda_array_interface__", None)
+    return cai["shape"][0] if cai is not None else x.x.shape[0] if isinstance(x, _DLPackOnly) else x.shape[0]
 
 
 def check(op, a, b, bits, got, carry):
