@@ -18,7 +18,7 @@ for _k in STEERING:
 
 np = pytest.importorskip("numpy", reason="the midint package needs NumPy (pip install numpy)")
 import midint  # noqa: E402
-from midint.reference import evaluate, reduce  # noqa: E402
+from midint.reference import expected  # noqa: E402
 
 from conftest import OPS_NAMES  # noqa: E402  (the table of operations, generator/ops.py)
 
@@ -69,11 +69,9 @@ def reference(op, a, b, bits, i=0):
     spec = midint.OPS[op]
     values = dict(zip((p.name for p in spec.inputs), (a, b)))
     values.update({p.name: shift_of(i, bits) for p in spec.buffers if p.fallback})
-    got = evaluate(spec.reference, values, bits)
-    outs = [(p, got[p.name]) for p in spec.outputs]
-    r = reduce(outs[0][1], outs[0][0].words(bits), outs[0][0].signed)
-    flag = next((reduce(v, p.words(bits)) for p, v in outs[1:] if p.optional), None)
-    return r, flag
+    got = expected(spec, values, bits)
+    flags = [got[p.name] for p in spec.outputs[1:] if p.optional]
+    return got[spec.outputs[0].name], flags[0] if flags else None
 
 
 def result_shape(op, count, bits):
