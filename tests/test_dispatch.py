@@ -35,10 +35,14 @@ PIPE_SLOTS = 3
 
 
 def chunk_of(case, staging):
-    """Instances per chunk of a host call under a staging cap (runtime/host_path.c: the cap over the slots)."""
+    """Instances per chunk of a host call under a staging cap (runtime/host_path.c: the cap over the slots): every
+    buffer check_batch passes (the row's inputs of n words, its outputs, the optional inputs its args give)."""
     op, bits, count = case.split()[:3]
+    args = case.split()[7:]
     n = int(bits) // 32
-    per = n * 4 * (2 + (2 if op == "mul" else 1)) + (4 if op in ("add", "sub") else 0)
+    row = next(o for o in OPERATIONS if o.name == op)
+    given = [b for b in row.buffers if not b.optional or b.output or any(a.startswith(b.name + "=") for a in args)]
+    per = sum(4 * (b.words[0] * n + b.words[1]) for b in given)
     return max(1, min(int(count), staging // PIPE_SLOTS // per))
 
 
@@ -47,7 +51,11 @@ def chunk_of(case, staging):
 CHUNK_CASES = {
     4096: ["add 2048 1000 mixed 7 host none", "sub 4064 333 mixed 8 host ra", "add 512 99 runs 9 host rb",
            "mul 1024 77 mixed 10 host none", "mullo 992 55 mixed 11 host rab",
-           "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra"],
+           "mul 8192 9 mixed 12 host none", "mullo 16352 7 mixed 13 host ra",
+           # the table's other operations: a square, per-instance counts (an input of a word per instance: the
+           # outputs' staging follows them aligned), a word per instance out, a bitwise one in place
+           "sqr 2048 40 mixed 24 host none", "shl 4064 60 mixed 25 host none shifts=each",
+           "cmp 1024 99 differ 26 host none", "xor 2048 80 mixed 27 host ra"],
     40000: ["add 1024 101 ones_plus_one 14 host ra", "sub 2048 50 zero_minus_one 15 host rb",
             "mul 512 100 mixed 16 host none", "mullo 2048 23 max 17 host rab"],
 }
@@ -106,7 +114,8 @@ def test_host_path_device_failure_reports_prefix(backend, pinned):
     require_backend(backend)
     staging = 12000
     for case in require_cases(["add 2048 60 mixed 20 host none", "mul 1024 40 mixed 21 host none",
-                               "mullo 2048 30 runs 22 host none"], backend):
+                               "mullo 2048 30 runs 22 host none", "shr 2048 90 mixed 23 host none shifts=each",
+                               "cmp 2048 90 differ 24 host none"], backend):
         chunk = chunk_of(case, staging)
         assert int(case.split()[2]) > 3 * chunk
         proc = run_driver(["--backend", backend, "--staging", str(staging), "--expect-completed", str(2 * chunk)]
