@@ -669,8 +669,8 @@ SQR_THREAD = OpFamily(
                    "bits: 19189 / 8245 / 2585 / 680 / 142 against 20906 / 10007 / 2836 / 778 / 166 M/s; Q = 4 only "
                    "where nothing else divides the instance)", lambda v: v.q == 16, "prune"),
         Constraint("sqr_thread_block", f"{sqr_plan.SQR_BLOCK} threads per block, or {sqr_plan.SQR_BLOCK // 2} where "
-                   "that packs more warps into an SM's shared memory (each warp holds its 32 instances' a: at 8192 bits 3 blocks "
-                   "of 2 warps against 1 of 4; H200: 166 against 131 M/s; equal at 2048 and 4096 bits)",
+                   "that packs more warps into an SM's shared memory (each warp holds its 32 instances' a: at 8192 bits "
+                   "3 blocks of 2 warps against 1 of 4; H200: 166 against 131 M/s; equal at 2048 and 4096 bits)",
                    sqr_plan.thread_block_best, "prune"),
     ),
 )

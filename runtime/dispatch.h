@@ -1,4 +1,4 @@
-/* dispatch.h — internal: which variant runs a call (forced, tuned table, default rule), and what the device serves. */
+/* dispatch.h — internal: which variant runs a call (forced, tuned table, default rule); what the device serves. */
 #ifndef MIDINT_DISPATCH_H
 #define MIDINT_DISPATCH_H
 

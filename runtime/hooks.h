@@ -1,4 +1,4 @@
-/* hooks.h — internal: the test hooks, environment variables that make hard-to-reach paths run in tests, in one place. */
+/* hooks.h — internal: the test hooks (environment variables that make hard-to-reach paths run), in one place. */
 #ifndef MIDINT_HOOKS_H
 #define MIDINT_HOOKS_H
 

@@ -23,7 +23,8 @@ typedef struct call {
     size_t count;
     unsigned bits;
     uint32_t n;
-    void *buf[MAX_PARAMS];         /* per parameter: the caller's buffer (NULL: a scalar, or an optional one left out) */
+    void *buf[MAX_PARAMS];         /* per parameter: the caller's buffer (NULL: a scalar, or an optional one left
+                                    * out) */
     unsigned scalar[MAX_PARAMS];   /* per parameter: a scalar's value */
     size_t bytes[MAX_PARAMS];      /* per buffer parameter: its bytes for the whole batch */
     midint_mode mode;
@@ -84,7 +85,8 @@ static unsigned max_bits_of(midint_context *ctx, const call *c)
 static midint_status check_bits(midint_context *ctx, const call *c)
 {
     if (c->count == 0)
-        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)", c->fn);
+        return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count is 0 (a batch holds at least one instance)",
+                           c->fn);
     if (c->bits == 0 || c->bits % 32)
         return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", c->fn,
                            c->bits);
@@ -98,8 +100,8 @@ static midint_status check_bits(midint_context *ctx, const call *c)
                                ctx->ops->name, max, l.fused);
         }
         if (ctx->refusal[0]) /* the device turned variants down (dispatch.c): say which, not a size of 0 */
-            return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: no %s %s variant serves %u bits on this device (the "
-                               "last it turned down: %.300s)", c->fn, ctx->ops->name, c->info->name, c->bits,
+            return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: no %s %s variant serves %u bits on this device "
+                               "(the last it turned down: %.300s)", c->fn, ctx->ops->name, c->info->name, c->bits,
                                ctx->refusal);
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest %s size generated for the %s "
                            "backend is %u (make gen SIZES=...)", c->fn, c->bits, c->info->name, ctx->ops->name, max);
@@ -194,8 +196,9 @@ static midint_status check_values(midint_context *ctx, const call *c, void *stre
         uint32_t value = bad < c->count ? w[bad] : 0;
         free(copy);
         if (bad < c->count)
-            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s[%zu] is %u; every value must be below bits (%u)",
-                               c->fn, label(c, i, b1, sizeof b1), bad, value, c->bits);
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT,
+                               "%s: %s[%zu] is %u; every value must be below bits (%u)", c->fn,
+                               label(c, i, b1, sizeof b1), bad, value, c->bits);
     }
     return MIDINT_OK;
 }

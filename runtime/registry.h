@@ -99,7 +99,8 @@ extern const size_t midint_exprs_count;
 extern const char *const midint_expr_op_names[]; /* "expr_NAME", the op field of their variant names */
 
 /* The dispatch's built-in default rule (generated from generator/default_rules.py, which says what each field means
- * and the measurements behind each row); midint_op_rule[op] is an operation's row, midint_expr_rule the expressions'. */
+ * and the measurements behind each row); midint_op_rule[op] is an operation's row, midint_expr_rule the
+ * expressions'. */
 typedef struct midint_default_rule {
     const char *name;
     double chunk_words, block, limb_words, w_chunk, w_block, w_limb, w_idle;

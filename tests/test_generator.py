@@ -12,8 +12,8 @@ from generator.ops import OPERATIONS  # noqa: E402
 from generator.plan import PlanError, parse_sizes, plan, variants_for  # noqa: E402
 from generator import grid_plan  # noqa: E402
 from generator.render import c_string, kernel_variant, render_all  # noqa: E402
-from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint, family_of,  # noqa: E402
-                             shared_bytes)
+from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
+                             family_of, shared_bytes)
 from generator.variant import Variant, VariantNameError, format_name, parse_name  # noqa: E402
 
 

@@ -1,4 +1,5 @@
-"""`python -m midint.bench`: throughput through Python for any operation (default mul, mullo, add) at several sizes, from NumPy arrays
+"""`python -m midint.bench`: throughput through Python for any operation (default mul, mullo, add) at several sizes,
+from NumPy arrays
 (against the C host call on the same buffers), device arrays (CuPy, or midint.DeviceArray without CuPy; against
 the C device call on the same buffers) and lists of Python ints (conversion cost shown separately), with gmpy2
 and Python's int on one CPU core beside them when asked.

@@ -589,7 +589,8 @@ class Context:
             if host.shape != (count,):
                 raise value_error(f"{spec.name}: {name} holds {host.size} values for {count} instances")
             if host.size and (host.min() < 0 or host.max() >= 1 << 32):
-                raise value_error(f"{spec.name}: {name} holds values outside 0 .. 2^32 - 1", "MIDINT_ERR_INVALID_ARGUMENT")
+                raise value_error(f"{spec.name}: {name} holds values outside 0 .. 2^32 - 1",
+                                  "MIDINT_ERR_INVALID_ARGUMENT")
             host = np.ascontiguousarray(host, dtype=np.uint32)
             if kind in ("ints", "numpy"):
                 return host
@@ -735,7 +736,8 @@ class _Call:
         self.inputs = args[:n_in]
         extra = args[n_in:]   # the scalars, then bits (ctx.add(a, b, 512), ctx.shl(a, 3, 512))
         if len(extra) > len(spec.scalars) + 1:
-            raise type_error(f"{spec.name} takes {n_in + len(spec.scalars) + 1} positional arguments; {len(args)} given")
+            raise type_error(f"{spec.name} takes {n_in + len(spec.scalars) + 1} positional arguments; "
+                             f"{len(args)} given")
         if len(extra) == len(spec.scalars) + 1:
             if self.bits is not None:
                 raise type_error(f"{spec.name}() got bits twice")
