@@ -7,22 +7,10 @@ from . import expr_plan
 PAD = 33   # shared-memory words per word index: 32 instances and a pad word (transposed stores hit distinct banks)
 
 
-@dataclass(frozen=True)
-class OwnerPlan:
-    """An instance's low half as L blocks of Q words (a_i, b_j the operands' blocks). Block k of the product
-    gathers the block products a_i b_j with i + j = k (their low Q words; k < L - 1 also their high Q words go
-    to block k + 1), so block k costs k + 1 products and the triangle is unbalanced. h = L/2 warps share it,
-    each lane of a warp one of 32 instances: warp w sums block w, then block L - 2 - w (k + 1 + L - 1 - k = L
-    products for every warp but the last); warp h - 1 sums block h - 1 (h products) and block L - 1, of which
-    only the low halves matter (L products of about half the multiply-adds). A warp sums its block's products
-    into a window of 2Q + 1 words, the partial P_k (for block L - 1: Q words, mod B^Q). The join makes result
-    block k = P_k[0, Q) + P_(k-1)[Q, 2Q) + P_(k-2)[2Q] + the carry from below: the three terms give a carry out
-    c_k <= 2 (<= 3 when a fused expression adds a fourth, z_k), and with the margin m_k (B^Q - S_k when that is at
-    most 4, else 5) the carry into block k + 1 is c_k + (carry into k >= m_k), at most 4, found by one pass over the
-    lower blocks' (c, m) codes."""
-
-    lanes: int
-    q: int
+class WarpGroup:
+    """A group of 32 instances served by h = L/2 warps (lane i of each warp instance i), each warp summing its blocks
+    into windows of 2Q + 1 words; the plans that share this shape (OwnerPlan, sqr_plan.SqrOwnerPlan) add their
+    `lanes` and `q` fields and their blocks."""
 
     @property
     def warps(self) -> int:
@@ -40,6 +28,24 @@ class OwnerPlan:
     def threads(self) -> int:
         """Threads of one group of 32 instances."""
         return 32 * self.warps
+
+
+@dataclass(frozen=True)
+class OwnerPlan(WarpGroup):
+    """An instance's low half as L blocks of Q words (a_i, b_j the operands' blocks). Block k of the product
+    gathers the block products a_i b_j with i + j = k (their low Q words; k < L - 1 also their high Q words go
+    to block k + 1), so block k costs k + 1 products and the triangle is unbalanced. h = L/2 warps share it,
+    each lane of a warp one of 32 instances: warp w sums block w, then block L - 2 - w (k + 1 + L - 1 - k = L
+    products for every warp but the last); warp h - 1 sums block h - 1 (h products) and block L - 1, of which
+    only the low halves matter (L products of about half the multiply-adds). A warp sums its block's products
+    into a window of 2Q + 1 words, the partial P_k (for block L - 1: Q words, mod B^Q). The join makes result
+    block k = P_k[0, Q) + P_(k-1)[Q, 2Q) + P_(k-2)[2Q] + the carry from below: the three terms give a carry out
+    c_k <= 2 (<= 3 when a fused expression adds a fourth, z_k), and with the margin m_k (B^Q - S_k when that is at
+    most 4, else 5) the carry into block k + 1 is c_k + (carry into k >= m_k), at most 4, found by one pass over the
+    lower blocks' (c, m) codes."""
+
+    lanes: int
+    q: int
 
     def blocks_of(self, w: int) -> tuple:
         """The two blocks warp w sums, the first below h and the second from h (the layout relies on it)."""

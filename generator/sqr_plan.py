@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .lanes_plan import Chain, lanes_chains, row_chains
-from .owner_plan import PAD
+from .owner_plan import PAD, WarpGroup
 
 WARP = 32
 MASK = (1 << 32) - 1
@@ -103,7 +103,7 @@ class SquareBlocks:
 
 # ---- the owner schedule ----
 @dataclass(frozen=True)
-class SqrOwnerPlan(SquareBlocks):
+class SqrOwnerPlan(SquareBlocks, WarpGroup):
     """The owner schedule (kernel_sqr_owner.j2). Block k costs (k + 1) / 2 block products below the middle and as
     much mirrored above it (k and 2L - 2 - k alike), so pairs of blocks balance: {j, L - 2 - j} and its mirror
     {L + j, 2L - 2 - j} cost L/2 block products each (j < h - 1), as {h - 1, 3h - 1} and {L - 1}. Warp w < h - 1
@@ -117,22 +117,6 @@ class SqrOwnerPlan(SquareBlocks):
     which are each warp's last task: it keeps that window in registers until every warp is done with a, then
     stores it there. Then the codes of the 2L blocks. The results (2L Q words) go over the windows once every warp is
     done reading them."""
-
-    @property
-    def warps(self) -> int:
-        return self.lanes // 2
-
-    @property
-    def threads(self) -> int:
-        return WARP * self.warps
-
-    @property
-    def window(self) -> int:
-        return 2 * self.q + 1
-
-    @property
-    def pad(self) -> int:
-        return PAD
 
     def blocks_of(self, w: int) -> tuple:
         """Warp w's four blocks in the order it sums them: the first three stored at once, the fourth (one of the
