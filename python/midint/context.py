@@ -595,10 +595,7 @@ class Context:
             if kind in ("ints", "numpy"):
                 return host
             d = self._device_alloc(kind)((count,))
-            if isinstance(d, DeviceArray):
-                d.set(host)
-            else:
-                d.set(host)   # CuPy
+            d.set(host)   # DeviceArray and CuPy arrays alike
             return d
         o = self._operand(v, name) if not isinstance(v, DeviceArray) else None
         shape = v.shape if isinstance(v, DeviceArray) else (o.count,)
