@@ -16,6 +16,8 @@ BUFFER_SLOTS = ("r", "a", "b", "aux")
 SCALAR_SLOTS = ("x0", "x1")
 # Width codes: words per instance as (per_n, fixed): per_n * bits/32 + fixed.
 WIDTHS = {"n": (1, 0), "2n": (2, 0), "1": (0, 1)}
+# A buffer's width may instead name one of its operation's width scalars: its instances are that scalar's value in bits
+# (a dividend of abits bits, an exponent of ebits bits), a positive multiple of 32 the runtime checks.
 
 
 @dataclass(frozen=True)
@@ -33,11 +35,18 @@ class Buffer:
     fallback: str | None = None
     below_bits: bool = False
     signed: bool = False
+    nonzero: bool = False
+    odd: bool = False
     doc: str = ""
 
     @property
     def words(self) -> tuple:
-        return WIDTHS[self.width]
+        """(per_n, fixed) words per instance; (0, 0) for a width a scalar gives (`scalar_width`)."""
+        return WIDTHS.get(self.width, (0, 0))
+
+    @property
+    def scalar_width(self) -> bool:
+        return self.width not in WIDTHS
 
     @property
     def ctype(self) -> str:
@@ -54,11 +63,17 @@ def In(name, width="n", slot="a", slots=None, **kw) -> Buffer:
 
 @dataclass(frozen=True)
 class Scalar:
-    """A value for the whole call (C type unsigned), passed to kernels in `slot`."""
+    """A value for the whole call (C type unsigned), passed to kernels in `slot`. `width`: the scalar is a buffer's
+    width in bits (a positive multiple of 32, at most `max_per_n` x bits where that is not 0), `default_per_n` x bits
+    where tests and benchmarks choose it. `flag`: 0 or 1."""
 
     name: str
     slot: str = "x0"
     below_bits: bool = False
+    width: bool = False
+    max_per_n: int = 0
+    default_per_n: int = 1
+    flag: bool = False
     doc: str = ""
 
 
@@ -133,6 +148,14 @@ BIT_CHAINS = ("max", "runs", "edges")
 CMP_PATTERNS = ("random", "zero", "max", "equal", "differ", "complement", "single_bits", "one", "edges", "runs")
 CMP_CHAINS = ("equal", "differ", "zero")
 
+# Modular operations (tests/drivers/cases_mod.c): every input of an instance from one shape, the modulus or divisor
+# first (1, 3, 2^k - 1, 2^k, 2^k + 1, the largest value; made odd where it must be), the other inputs relative to it
+# (below, equal to and just above it, d q + d - 1, d q, all-ones, zero, sharing a large factor with it or with each
+# other), exponents of every bit width and the edges 0, 1, 2, all-ones.
+MOD_PATTERNS = ("random", "zero", "max", "one", "mersenne", "fermat", "pow2", "near", "multiple", "single_bits",
+                "shared", "equal", "exponents")
+MOD_CHAINS = ("max", "near", "shared")
+
 ADDSUB_FAMILIES = ("addsub", "addsub_grid", "addsub_lanes")
 MUL_FAMILIES = ("mul", "ntt", "ntt_grid", "lanes", "lanes_k")
 SHIFT_SUMMARY = "{verb} by shift bits (0 <= shift < bits) for every instance, or by shifts[i] when shifts is not NULL"
@@ -190,6 +213,53 @@ OPERATIONS = (
     Operation("cmp", 11, (Out("r", "1", signed=True, doc="-1, 0 or 1: the sign of a - b"), In("a"), In("b", slot="b")),
               "r[i] = -1, 0 or 1 as a < b, a == b or a > b (like mpn_cmp)",
               ADDSUB_FAMILIES, "addsub", CMP_PATTERNS, CMP_CHAINS, reference=(("r", "(cmp a b)"),)),
+    # division and modular arithmetic (templates/kernel_mod_thread.j2, lib_modarith.j2): a thread per instance
+    Operation("divrem", 12,
+              (Out("q", "abits", slot="r", doc="the quotient floor(a / d), abits bits"),
+               Out("rem", slot="aux", doc="the remainder a mod d"),
+               In("a", "abits", doc="the dividend, abits bits"),
+               In("d", slot="b", nonzero=True, doc="the divisor, not zero"),
+               Scalar("abits", "x0", width=True, max_per_n=2, default_per_n=2,
+                      doc="the dividend's and the quotient's width in bits: a multiple of 32, at most 2 bits")),
+              "q = floor(a / d), rem = a mod d for a dividend of abits bits (bits or 2 bits: a product) and a divisor "
+              "of bits bits (like mpz_tdiv_qr)",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("q", "a"), ("rem", "d")), reference=(("q", "(div a d)"), ("rem", "(mod a d)"))),
+    Operation("mod", 13,
+              (Out("r"), In("a", "abits", doc="the dividend, abits bits"),
+               In("d", slot="b", nonzero=True, doc="the divisor, not zero"),
+               Scalar("abits", "x0", width=True, max_per_n=2, default_per_n=2,
+                      doc="the dividend's width in bits: a multiple of 32, at most 2 bits")),
+              "r = a mod d for a dividend of abits bits and a divisor of bits bits (like mpz_tdiv_r)",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "d"),), reference=(("r", "(mod a d)"),)),
+    Operation("mulmod", 14,
+              (Out("r"), In("a"), In("b", slot="b"), In("m", slot="aux", nonzero=True, doc="the modulus, not zero")),
+              "r = a b mod m for any modulus m >= 1, odd or even; a and b may exceed m",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "a"), ("r", "b"), ("r", "m")), reference=(("r", "(mod (mul a b) m)"),)),
+    Operation("powm", 15,
+              (Out("r"), In("base"), In("exp", "ebits", slot="b", doc="the exponent, ebits bits"),
+               In("m", slot="aux", odd=True, doc="the modulus, odd"),
+               Scalar("ebits", "x0", width=True, doc="the exponent's width in bits: a positive multiple of 32"),
+               Scalar("secret", "x1", flag=True,
+                      doc="1: the exponent is secret: a fixed-window schedule whose branches and memory addresses do "
+                          "not depend on the exponent's bits (constant time in the exponent); 0: faster, leading zero "
+                          "windows skipped and the window table indexed by the exponent's bits")),
+              "r = base^exp mod m for an odd modulus m (like mpz_powm; m = 1 gives 0, exp = 0 gives 1 mod m)",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "base"), ("r", "m")), reference=(("r", "(powm base exp m)"),)),
+    Operation("gcd", 16, (Out("r"), In("a"), In("b", slot="b")),
+              "r = gcd(a, b) (gcd(a, 0) = a, gcd(0, 0) = 0; like mpz_gcd)",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "a"), ("r", "b")), reference=(("r", "(gcd a b)"),)),
+    Operation("modinv", 17,
+              (Out("r"), Out("ok", "1", slot="aux", optional=True, doc="1 where the inverse exists, else 0 (r is 0)"),
+               In("a"), In("m", slot="b", nonzero=True, doc="the modulus, not zero")),
+              "r = a^-1 mod m where gcd(a, m) = 1, else r = 0 and ok[i] = 0 (like mpz_invert; m = 1 gives 0, ok 1)",
+              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "a"), ("r", "m")), reference=(("r", "(invert a m)"), ("ok", "(invertible a m)"))),
+
 )
 
 BY_NAME = {op.name: op for op in OPERATIONS}
@@ -219,8 +289,12 @@ def check(ops=OPERATIONS) -> None:
             raise OpTableError(f"{where}: an output must be bound to slot r (the kernels' result)")
         refs = dict(op.reference)
         for b in op.buffers:
-            if b.width not in WIDTHS:
-                raise OpTableError(f"{where}: {b.name}: width {b.width!r}, not one of {', '.join(WIDTHS)}")
+            widths = {x.name for x in op.scalars if x.width}
+            if b.width not in WIDTHS and b.width not in widths:
+                raise OpTableError(f"{where}: {b.name}: width {b.width!r}, not one of {', '.join(WIDTHS)} or a width "
+                                   "scalar of the operation")
+            if (b.nonzero or b.odd) and (b.output or b.width != "n"):
+                raise OpTableError(f"{where}: {b.name}: nonzero and odd belong to inputs of n words")
             if b.output and b.name not in refs:
                 raise OpTableError(f"{where}: output {b.name} has no reference")
             if b.fallback is not None and (b.output or not b.optional or b.fallback not in

@@ -109,6 +109,16 @@ typedef enum midint_param_kind {
 #define MIDINT_SLOT_X1 32u
 #define MIDINT_SLOT_IO0 64u /* io j: MIDINT_SLOT_IO0 << j */
 
+/* What a parameter's values must be (midint_param_info.rules), checked before anything is written: a buffer's every
+ * instance not zero (a divisor), odd (a Montgomery modulus); a scalar that is a buffer's width in bits (a positive
+ * multiple of 32, at most max_per_n * bits when max_per_n is not 0, at most MIDINT_MAX_WIDTH_BITS), or a flag (0 or
+ * 1). */
+#define MIDINT_RULE_NONZERO 1u
+#define MIDINT_RULE_ODD 2u
+#define MIDINT_RULE_WIDTH 4u
+#define MIDINT_RULE_FLAG 8u
+#define MIDINT_MAX_WIDTH_BITS (1u << 26)
+
 typedef struct midint_param_info {
     const char *name;          /* "r", "a", "carry", "shift" */
     midint_param_kind kind;
@@ -121,6 +131,11 @@ typedef struct midint_param_info {
     unsigned is_signed;        /* buffer words are int32_t */
     unsigned in_place;         /* an output: bit j is set when it may be exactly parameter j's buffer */
     unsigned slots;            /* the kernel parameters it is bound to (MIDINT_SLOT_*) */
+    int width_scalar;          /* a buffer whose instances are that scalar's value / 32 words (a dividend of abits bits,
+                                * an exponent of ebits bits; words_per_n and words_fixed are 0); -1 otherwise */
+    unsigned rules;            /* MIDINT_RULE_*: what its values must be */
+    unsigned max_per_n;        /* a width scalar: at most max_per_n * bits (0: MIDINT_MAX_WIDTH_BITS only) */
+    unsigned default_per_n;    /* a width scalar: the tests' and benchmarks' choice, default_per_n * bits */
 } midint_param_info;
 
 typedef struct midint_op_info {

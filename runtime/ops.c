@@ -56,6 +56,13 @@ static int is_buffer(const midint_param_info *p)
     return p->kind != MIDINT_PARAM_SCALAR;
 }
 
+/* Words per instance of parameter i in this call: from bits, or from the width scalar it names (abits, ebits). */
+static uint64_t words_of(const call *c, unsigned i)
+{
+    const midint_param_info *p = &c->info->params[i];
+    return p->width_scalar >= 0 ? c->scalar[p->width_scalar] / 32u : midint_param_words(p, c->n);
+}
+
 /* How parameter i is named in messages: its name, or for an expression "outputs[j] (r)" / "inputs[j] (a)", the
  * index in the array the caller gave. */
 static const char *label(const call *c, unsigned i, char *buf, size_t len)
@@ -108,8 +115,8 @@ static midint_status check_bits(midint_context *ctx, const call *c)
     }
     uint64_t most = 1;
     for (unsigned i = 0; i < c->info->nparams; i++)
-        if (is_buffer(&c->info->params[i]) && midint_param_words(&c->info->params[i], c->n) > most)
-            most = midint_param_words(&c->info->params[i], c->n);
+        if (is_buffer(&c->info->params[i]) && words_of(c, i) > most)
+            most = words_of(c, i);
     if (c->count > SIZE_MAX / 4 / most || c->count > (size_t)UINT32_MAX * 1024u)
         return midint_fail(ctx, MIDINT_ERR_INVALID_COUNT, "%s: count %zu is too large", c->fn, c->count);
     return MIDINT_OK;
@@ -203,6 +210,75 @@ static midint_status check_values(midint_context *ctx, const call *c, void *stre
     return MIDINT_OK;
 }
 
+/* Scalars with rules: widths in bits (a positive multiple of 32 within their bound) and flags. Before the buffers'
+ * sizes, which the widths give. */
+static midint_status check_scalars(midint_context *ctx, const call *c)
+{
+    for (unsigned i = 0; i < c->info->nparams; i++) {
+        const midint_param_info *p = &c->info->params[i];
+        unsigned v = c->scalar[i];
+        if (p->kind != MIDINT_PARAM_SCALAR)
+            continue;
+        if (p->rules & MIDINT_RULE_WIDTH) {
+            unsigned most = p->max_per_n ? (unsigned)((uint64_t)p->max_per_n * c->bits < MIDINT_MAX_WIDTH_BITS
+                                                          ? p->max_per_n * c->bits : MIDINT_MAX_WIDTH_BITS)
+                                         : MIDINT_MAX_WIDTH_BITS;
+            if (v == 0 || v % 32 || v > most)
+                return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is %u; it must be a positive multiple of "
+                                   "32 and at most %u (%s)", c->fn, p->name, v, most,
+                                   p->max_per_n == 2 ? "twice bits" : p->max_per_n ? "a multiple of bits"
+                                                                                   : "MIDINT_MAX_WIDTH_BITS");
+        }
+        if ((p->rules & MIDINT_RULE_FLAG) && v > 1)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is %u; it must be 0 or 1", c->fn, p->name, v);
+    }
+    return MIDINT_OK;
+}
+
+/* Buffers whose every instance must be nonzero or odd (divisors, moduli): read on host memory, or from the device
+ * after waiting for the stream. The message names the first bad instance; nothing has been written. */
+static midint_status check_instances(midint_context *ctx, const call *c, void *stream)
+{
+    char b1[64];
+    for (unsigned i = 0; i < c->info->nparams; i++) {
+        const midint_param_info *p = &c->info->params[i];
+        if (!is_buffer(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
+            continue;
+        const uint32_t *w = c->buf[i];
+        uint32_t *copy = NULL;
+        if (c->mode == MIDINT_MODE_DEVICE) {
+            midint_status st;
+            if (!(copy = malloc(c->bytes[i])))
+                return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
+            if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK ||
+                (st = ctx->ops->download(ctx, copy, c->buf[i], c->bytes[i])) != MIDINT_OK) {
+                free(copy);
+                return midint_fail(ctx, st, "%s: reading %s to check it: %s", c->fn, label(c, i, b1, sizeof b1),
+                                   ctx->msg);
+            }
+            w = copy;
+        }
+        size_t words = (size_t)words_of(c, i), bad = c->count;
+        const char *what = "";
+        for (size_t k = 0; k < c->count && bad == c->count; k++) {
+            const uint32_t *x = w + k * words;
+            uint32_t any = 0;
+            for (size_t j = 0; j < words; j++)
+                any |= x[j];
+            if ((p->rules & MIDINT_RULE_NONZERO) && !any)
+                bad = k, what = "zero";
+            else if ((p->rules & MIDINT_RULE_ODD) && !(x[0] & 1u))
+                bad = k, what = any ? "even" : "zero";
+        }
+        free(copy);
+        if (bad < c->count)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s[%zu] is %s; every %s must be %s", c->fn,
+                               label(c, i, b1, sizeof b1), bad, what, p->name,
+                               p->rules & MIDINT_RULE_ODD ? "odd" : "nonzero");
+    }
+    return MIDINT_OK;
+}
+
 /* Check a call completely; nothing is touched when this fails. */
 static midint_status check_call(midint_context *ctx, call *c, void *stream)
 {
@@ -211,11 +287,11 @@ static midint_status check_call(midint_context *ctx, call *c, void *stream)
     for (unsigned i = 0; i < d->nparams; i++)
         if (is_buffer(&d->params[i]) && !c->buf[i] && !d->params[i].optional)
             return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", c->fn, label(c, i, b1, sizeof b1));
-    midint_status st = check_bits(ctx, c);
-    if (st != MIDINT_OK)
+    midint_status st = check_scalars(ctx, c);
+    if (st != MIDINT_OK || (st = check_bits(ctx, c)) != MIDINT_OK)
         return st;
     for (unsigned i = 0; i < d->nparams; i++)
-        c->bytes[i] = is_buffer(&d->params[i]) ? (size_t)(c->count * midint_param_words(&d->params[i], c->n) * 4) : 0;
+        c->bytes[i] = is_buffer(&d->params[i]) ? (size_t)(c->count * words_of(c, i) * 4) : 0;
     int device = c->mode == MIDINT_MODE_DEVICE;
     if (device && ctx->ops->buffer_bytes) /* buffer objects know their size: a batch that does not fit is refused */
         for (unsigned i = 0; i < d->nparams; i++) {
@@ -226,9 +302,10 @@ static midint_status check_call(midint_context *ctx, call *c, void *stream)
                 return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu bytes; %zu instances of %u bits "
                                    "need %zu", c->fn, label(c, i, b1, sizeof b1), have, c->count, c->bits, c->bytes[i]);
         }
-    if ((st = check_overlaps(ctx, c, device && ctx->ops->id == MIDINT_BACKEND_OPENCL)) != MIDINT_OK)
+    if ((st = check_overlaps(ctx, c, device && ctx->ops->id == MIDINT_BACKEND_OPENCL)) != MIDINT_OK ||
+        (st = check_values(ctx, c, stream)) != MIDINT_OK)
         return st;
-    return check_values(ctx, c, stream);
+    return check_instances(ctx, c, stream);
 }
 
 /* ---- running a checked call ---- */
@@ -282,7 +359,7 @@ static uint32_t result_words(const call *c)
 {
     for (unsigned i = 0; i < c->info->nparams; i++)
         if (c->info->params[i].slots & MIDINT_SLOT_R)
-            return (uint32_t)midint_param_words(&c->info->params[i], c->n);
+            return (uint32_t)words_of(c, i);
     return c->n;
 }
 

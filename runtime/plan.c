@@ -157,7 +157,8 @@ static midint_status run_one_block(midint_context *ctx, const midint_plan *p, mi
     const midint_variant *v = p->v;
     l->ti = midint_variant_threads_per_instance(v, p->n);
     l->ipb = v->block / l->ti; /* the block size is fixed per kernel: a smaller instance packs more per block */
-    return launch(ctx, &midint_kernels[v->kernel], l, (p->count + l->ipb - 1) / l->ipb, 0, 0, stream);
+    /* the call's scalars as bound (abits, ebits, secret): one-block kernels that take none ignore them */
+    return launch(ctx, &midint_kernels[v->kernel], l, (p->count + l->ipb - 1) / l->ipb, l->x0, l->x1, stream);
 }
 
 /* One kernel over the batch's flat array of count x n words, Q words per thread (x0, x1: the call's scalars). */

@@ -69,7 +69,8 @@ class _ParamInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int), ("words_per_n", ctypes.c_uint),
                 ("words_fixed", ctypes.c_uint), ("optional", ctypes.c_uint), ("fallback", ctypes.c_int),
                 ("below_bits", ctypes.c_uint), ("is_signed", ctypes.c_uint), ("in_place", ctypes.c_uint),
-                ("slots", ctypes.c_uint)]
+                ("slots", ctypes.c_uint), ("width_scalar", ctypes.c_int), ("rules", ctypes.c_uint),
+                ("max_per_n", ctypes.c_uint), ("default_per_n", ctypes.c_uint)]
 
 
 class _OpInfo(ctypes.Structure):

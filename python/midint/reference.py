@@ -2,6 +2,7 @@
 table of operations; the same language as tests/drivers/reference.c, docs/operations.md) over Python ints, so the
 benchmark and the tests hold no per-operation formulas."""
 
+import math
 import re
 
 FUNCTIONS = {
@@ -16,7 +17,23 @@ FUNCTIONS = {
     "cmp": lambda w, x, y: (x > y) - (x < y),
     "lt": lambda w, x, y: int(x < y),
     "not": lambda w, x: (1 << w) - 1 - x,
+    "div": lambda w, x, y: x // y,
+    "mod": lambda w, x, y: x % y,
+    "powm": lambda w, x, y, z: pow(x, y, z),
+    "gcd": lambda w, x, y: math.gcd(x, y),
+    "invert": lambda w, x, y: _invert(x, y)[0],
+    "invertible": lambda w, x, y: _invert(x, y)[1],
 }
+
+
+def _invert(x, m):
+    """(x^-1 mod m, 1), or (0, 0) where there is none (as mpz_invert: m = 1 gives (0, 1))."""
+    if m == 1:
+        return 0, 1
+    try:
+        return pow(x, -1, m), 1
+    except ValueError:
+        return 0, 0
 
 
 def _tokens(text):

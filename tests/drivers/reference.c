@@ -4,7 +4,9 @@
  *   expr  := name | number | "W" | "(" function expr { expr } ")"
  * names are the operation's inputs and scalars; W is bits. Functions: add sub mul (exact), and or xor (bitwise on
  * the non-negative values), not x (2^W - 1 - x), shl x s (x 2^s), shr x s (floor(x / 2^s)), cmp x y (-1, 0, 1),
- * lt x y (1 when x < y). tests/op_reference.py reads the same language in Python. */
+ * lt x y (1 when x < y), div x y and mod x y (floor(x / y), x mod y; y > 0), powm x y z (x^y mod z), gcd x y,
+ * invert x y (x^-1 mod y, 0 where there is none) and invertible x y (1 where it exists, as mpz_invert).
+ * python/midint/reference.py reads the same language in Python. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,8 +44,8 @@ static void eval(parser *s, mpz_t out);
 static void apply(parser *s, mpz_t out)
 {
     char f[16];
-    mpz_t x, y;
-    mpz_inits(x, y, NULL);
+    mpz_t x, y, z;
+    mpz_inits(x, y, z, NULL);
     if (!word(s, f, sizeof f)) {
         s->ok = 0;
     } else if (strcmp(f, "not") == 0) {
@@ -75,7 +77,20 @@ static void apply(parser *s, mpz_t out)
             mpz_set_si(out, mpz_cmp(x, y) < 0 ? -1 : mpz_cmp(x, y) > 0);
         else if (strcmp(f, "lt") == 0)
             mpz_set_ui(out, mpz_cmp(x, y) < 0);
-        else
+        else if ((strcmp(f, "div") == 0 || strcmp(f, "mod") == 0) && mpz_sgn(y) > 0)
+            (f[0] == 'd' ? mpz_fdiv_q : mpz_fdiv_r)(out, x, y);
+        else if (strcmp(f, "powm") == 0 && (eval(s, z), mpz_sgn(z) > 0))
+            mpz_powm(out, x, y, z);
+        else if (strcmp(f, "gcd") == 0)
+            mpz_gcd(out, x, y);
+        else if ((strcmp(f, "invert") == 0 || strcmp(f, "invertible") == 0) && mpz_sgn(y) > 0) {
+            /* mpz_invert: 0 where there is no inverse (its rop is then undefined: 0 here) */
+            int ok = mpz_invert(z, x, y);
+            if (strcmp(f, "invert") == 0 && ok)
+                mpz_set(out, z);
+            else
+                mpz_set_ui(out, strcmp(f, "invert") != 0 && ok);
+        } else
             s->ok = 0; /* an unknown function: the driver says so rather than guessing */
     }
     skip(s);
@@ -83,7 +98,7 @@ static void apply(parser *s, mpz_t out)
         s->p++;
     else
         s->ok = 0;
-    mpz_clears(x, y, NULL);
+    mpz_clears(x, y, z, NULL);
 }
 
 static void eval(parser *s, mpz_t out)
