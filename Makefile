@@ -105,12 +105,13 @@ DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/e
 drivers: $(DRIVERS)
 
 # the measuring tool behind make tune and make bench (timing through the library: backend-neutral)
-DRIVER_COMMON := tests/drivers/cases.c tests/drivers/reference.c
+DRIVER_COMMON := tests/drivers/cases.c tests/drivers/cases_mod.c tests/drivers/reference.c
 DRIVER_DEPS := $(DRIVER_COMMON) tests/drivers/cases.h tests/drivers/reference.h runtime/midint.h lib/libmidint.so
 
-$(BUILD)/tuning/measure: tuning/measure.c tuning/measure_host.c tuning/measure_host.h $(DRIVER_DEPS)
+$(BUILD)/tuning/measure: tuning/measure.c tuning/measure_host.c tuning/measure_host.h tuning/measure_ops.c \
+                         tuning/measure_ops.h $(DRIVER_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Ituning -o $@ $< tuning/measure_host.c $(DRIVER_COMMON) $(DRIVER_LIBS)
+	$(CC) $(TEST_CFLAGS) -Ituning -o $@ $< tuning/measure_host.c tuning/measure_ops.c $(DRIVER_COMMON) $(DRIVER_LIBS)
 
 $(BUILD)/tests/%: tests/drivers/%.c $(DRIVER_DEPS)
 	@mkdir -p $(dir $@)

@@ -92,6 +92,10 @@ RULES = (
     # accesses in flight per operand) in 256-thread blocks until measured otherwise.
     Rule("map", 16, 256, 1, 2.0, 1.0, 1.0, 4.0, NEVER, 0, 0, 0, 32, UNBOUNDED, 8, 256, NEVER, 0, 4, 1, 0, 0, 0,
          NEVER),
+    # division and modular arithmetic: the modt family alone (a thread per instance, one variant per size), chosen as
+    # the register-resident kind at every size and count.
+    Rule("mod", 8, 128, 1, 2.0, 1.0, 1.0, 4.0, NEVER, 0, 0, 0, NEVER, NEVER, 8, 128, 1 << 31, 0, 8, 1, 0, 0, 0,
+         NEVER),
     # Fused expressions: the shared-memory family keeps one region size and limb per expression (constraint
     # expr_region_size), so the rule weighs the block and idle threads. The register-resident family (EXPR_LANES,
     # _wL) first up to 4096 bits from 16 instances, as for mul and mullo: its products run mullo's _wL pipeline (Q^2

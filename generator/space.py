@@ -12,8 +12,8 @@ WARP = 32                         # lanes per warp; the carry scan works in grou
 MAX_SHARED_BYTES = 227 * 1024     # largest dynamic shared memory a block may opt into on sm_90
 MAX_BITS = 1 << 31                # no request beyond this is even considered
 
-# 2^9 .. 2^27 bits, and 2^31 for add and sub (a grid kernel for a size serves every size below it)
-DEFAULT_SIZES = tuple(1 << e for e in range(9, 28)) + (1 << 31,)
+# 2^8 .. 2^27 bits, and 2^31 for add and sub (a grid kernel for a size serves every size below it)
+DEFAULT_SIZES = tuple(1 << e for e in range(8, 28)) + (1 << 31,)
 
 MIN_CHUNK_WORDS = 4               # words per thread: one 16-byte access
 MIN_BLOCK = 64                    # threads per block: 32 resident blocks must fill an SM
@@ -698,8 +698,28 @@ MAP = OpFamily(
 )
 
 
+# Division and modular arithmetic (templates/kernel_mod_thread.j2 over lib_modarith.j2): a thread per instance (w1)
+# whose operands live in its private memory, the instance's words a compile-time N = bits/32, so that the small sizes'
+# loops unroll into registers. One block shape: 128 threads.
+MOD_MAX_BITS = 8192
+MOD_THREAD = OpFamily(
+    name="modt",
+    template="kernel_mod_thread.j2",
+    limbs=("u32",),
+    qs=(8,),
+    ipbs=(128,),
+    lanes=(1,),
+    multi_instance_blocks=(128,),
+    shared_words=lambda v: 0,
+    constraints=(
+        Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread keeps its operands, a quotient of twice "
+                   "the width and powm's table of 16 powers in private memory)", lambda v: v.bits <= MOD_MAX_BITS),
+    ),
+)
+
+
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}

@@ -65,8 +65,8 @@ class Variant:
             return self.grid
         if self.lanes is not None:
             return self.lanes // 2 if self.owner else self.lanes
-        if self.ntt is not None:
-            return transform_length(self.bits, self.ntt[1]) // self.q
+        if self.ntt is not None:   # at least one (a transform shorter than Q points: a legality constraint says no)
+            return max(1, transform_length(self.bits, self.ntt[1]) // self.q)
         return -(-self.words // self.chunk_words)
 
     @property

@@ -19,18 +19,25 @@ from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
 def op_spec(row):
     first, second = ([p.name for p in row.inputs if p.width == "n"] + [None, None])[:2]
     r = row.result.name
+    ruled = any(p.nonzero or p.odd for p in row.inputs)   # a divisor or modulus: not any value is valid
     aliases = [a for a, i in (("ra", first), ("rb", second)) if i and (r, i) in row.in_place]
-    if len(aliases) == 2:
-        aliases.append("rab")
-    if second:
-        aliases.append("ab")   # b the same buffer as a (a square; equal operands)
+    if len(aliases) == 2 and not ruled:
+        aliases.append("rab")   # the result in both inputs' place, which then hold the same numbers
+    if second and not ruled:
+        aliases.append("ab")   # b the same buffer as a (a square; equal operands), where any value is valid
     args = [""]
     for s in row.scalars:
         if s.below_bits:
             args = [f"{s.name}={x}" for x in ("0", "1", "31", "32", "33", "max")]
             args += [f"{b.name}=each" for b in row.inputs if b.fallback == s.name]
+        if s.width:   # a width in bits: one word, the width of the modulus, and the largest (or the modulus's + 64)
+            args += [f"{s.name}={x}" for x in ("32", "1n", f"{s.max_per_n}n" if s.max_per_n else "1n+64")]
+        if s.flag:
+            args = [a + ("," if a else "") + f"{s.name}=1" for a in args] + args
+    modular = any(f"({f} " in row.reference_text() for f in ("div", "mod", "powm", "gcd", "invert"))
     return dict(patterns=row.patterns, chains=row.chains, aliases=tuple(aliases), args=tuple(args),
-                product="(mul " in row.reference_text())
+                product="(mul " in row.reference_text() and not modular, modular=modular,
+                exponent=next((s.name for s in row.scalars if s.width and not s.max_per_n), None))
 
 
 OPS = {row.name: op_spec(row) for row in OPERATIONS}
@@ -51,6 +58,12 @@ def sizes_for(v):
     return sorted(b for b in {m, m - 32, m // 2, m // 2 + 32} if 32 <= b <= m and b % 32 == 0)
 
 
+# A thread per instance of division and modular arithmetic costs words^2 (powm: words^2 x exponent bits): above
+# MOD_FULL_WORDS a variant gets a few instances per case, and powm's exponents MOD_SHORT_EXP bits where the case
+# does not choose the width (every width case still runs, on one instance), so the CPU run of OpenCL stays short.
+MOD_FULL_WORDS = 32
+MOD_SHORT_EXP = "64"
+
 # A multiplication costs words^2 per instance. Past FULL_SIZE_BUDGET word products per instance a variant
 # gets only a few instances at its full size (whole-number patterns, the padded size); its other cases run
 # at SMALL_BITS through the same kernel (run-time length, more instances per block), so the CPU run of the
@@ -63,9 +76,15 @@ def cases_for(v):
     op, m, spec = v["op"], v["bits"], OPS[v["op"]]
     cases, seed = [], 1
 
+    heavy = spec["modular"] and m // 32 > MOD_FULL_WORDS
+
     def add(bits, count, pattern, api="host", alias="none", args=None):
         nonlocal seed
         arg = spec["args"][seed % len(spec["args"])] if args is None else args
+        if heavy:
+            count = min(count, 1 if args is not None else 5)
+            if args is None and spec["exponent"]:
+                arg = f"{spec['exponent']}={MOD_SHORT_EXP}"
         cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias} {arg}".rstrip())
         seed += 1
 

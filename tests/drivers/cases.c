@@ -350,6 +350,28 @@ static const char *arg_of(const char *args, const char *name, char *buf, size_t 
     return NULL;
 }
 
+/* A scalar's value from `given`: a number, "max" (bits - 1), or for a width "Mn" / "Mn+K" (M bits + K); not given: a
+ * random count below bits where it must be, a width's default (default_per_n bits), else 0. */
+static uint32_t scalar_value(const midint_param_info *p, const char *given, unsigned bits, rng *g)
+{
+    if (!given)
+        return p->below_bits ? (uint32_t)(rng_next(g) % bits) : (p->rules & MIDINT_RULE_WIDTH) ? p->default_per_n * bits
+                                                                                              : 0u;
+    if (strcmp(given, "max") == 0)
+        return bits - 1;
+    char *end;
+    unsigned long v = strtoul(given, &end, 0);
+    if (*end == 'n')
+        v = v * bits + strtoul(end + 1, NULL, 0);   /* "+K" reads as K */
+    return (uint32_t)v;
+}
+
+uint64_t batch_words(const op_batch *b, unsigned i)
+{
+    const midint_param_info *p = &b->info->params[i];
+    return p->width_scalar >= 0 ? b->scalar[p->width_scalar] / 32u : param_words(p, b->n);
+}
+
 int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const char *pattern, uint64_t seed,
                const char *args, void *(*alloc)(size_t bytes, void *arg), void *arg, char *why, size_t len)
 {
@@ -366,8 +388,26 @@ int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const cha
     b->n = bits / 32;
     rng g = {seed ^ 0xC0FFEEu};
     char val[32];
+    /* the scalars first: widths size the buffers */
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (d->params[i].kind == MIDINT_PARAM_SCALAR)
+            b->scalar[i] = scalar_value(&d->params[i], arg_of(args, d->params[i].name, val, sizeof val), bits, &g);
+    if (op_is_modular(d)) {
+        /* every input of an instance from one shape (cases_mod.c) */
+        for (unsigned i = 0; i < d->nparams; i++) {
+            size_t bytes = (size_t)(count * batch_words(b, i) * 4);
+            if (d->params[i].kind == MIDINT_PARAM_INPUT && !(b->host[i] = alloc(bytes ? bytes : 4, arg))) {
+                snprintf(why, len, "out of host memory");
+                return 0;
+            }
+        }
+        if (!fill_modular(b, pattern, seed)) {
+            snprintf(why, len, "unknown pattern '%s'", pattern);
+            return 0;
+        }
+    }
     /* inputs of n words: pairs from the pattern (the first two as fill_operands' a and b) */
-    for (unsigned k = 0; nth_input(d, k) >= 0; k += 2) {
+    for (unsigned k = 0; !op_is_modular(d) && nth_input(d, k) >= 0; k += 2) {
         int i0 = nth_input(d, k), i1 = nth_input(d, k + 1);
         size_t bytes = count * (size_t)b->n * 4;
         b->host[i0] = alloc(bytes ? bytes : 4, arg);
@@ -383,12 +423,7 @@ int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const cha
     for (unsigned i = 0; i < d->nparams; i++) {
         const midint_param_info *p = &d->params[i];
         const char *given = arg_of(args, p->name, val, sizeof val);
-        if (p->kind == MIDINT_PARAM_SCALAR) {
-            b->scalar[i] = !given ? (p->below_bits ? (uint32_t)(rng_next(&g) % bits) : 0u)
-                           : strcmp(given, "max") == 0 ? bits - 1 : (uint32_t)strtoul(given, NULL, 0);
-            continue;
-        }
-        if (b->host[i])
+        if (p->kind == MIDINT_PARAM_SCALAR || b->host[i])
             continue;
         /* an optional buffer is left out unless args ask for it ("shifts=each"); an optional output unless not */
         if (p->optional && (p->kind == MIDINT_PARAM_INPUT ? !given || strcmp(given, "none") == 0
@@ -396,7 +431,7 @@ int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const cha
             b->absent[i] = 1;
             continue;
         }
-        size_t words = (size_t)(count * param_words(p, b->n));
+        size_t words = (size_t)(count * batch_words(b, i));
         if (!(b->host[i] = alloc(words ? words * 4 : 4, arg))) {
             snprintf(why, len, "out of host memory");
             return 0;
@@ -451,7 +486,7 @@ int batch_expect(const op_batch *b, size_t inst, uint32_t *const *out)
         if (p->kind == MIDINT_PARAM_SCALAR) {
             mpz_set_ui(vals[nv].v, b->scalar[i]);
         } else if (!b->absent[i]) {
-            size_t w = (size_t)param_words(p, b->n);
+            size_t w = (size_t)batch_words(b, i);
             mpz_import(vals[nv].v, w, -1, 4, 0, 0, b->host[i] + inst * w);
         } else if (p->fallback >= 0) { /* left out: its scalar serves every instance */
             mpz_set_ui(vals[nv].v, b->scalar[p->fallback]);
@@ -460,7 +495,7 @@ int batch_expect(const op_batch *b, size_t inst, uint32_t *const *out)
     }
     for (unsigned i = 0; ok && i < d->nparams; i++)
         if (d->params[i].kind == MIDINT_PARAM_OUTPUT && out[i])
-            ok = eval_output(d, vals, nv, b->bits, i, out[i], (size_t)param_words(&d->params[i], b->n));
+            ok = eval_output(d, vals, nv, b->bits, i, out[i], (size_t)batch_words(b, i));
     for (size_t k = 0; k < nv; k++)
         mpz_clear(vals[k].v);
     return ok;

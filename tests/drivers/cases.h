@@ -69,6 +69,14 @@ typedef struct op_batch {
 int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const char *pattern, uint64_t seed,
                const char *args, void *(*alloc)(size_t bytes, void *arg), void *arg, char *why, size_t len);
 void batch_free(op_batch *b, void (*release)(void *p, void *arg), void *arg);
+/* Words per instance of parameter i in this batch (a width scalar's buffers: that scalar's value / 32). */
+uint64_t batch_words(const op_batch *b, unsigned i);
+/* Division and modular arithmetic (cases_mod.c): whether the operation's reference divides, reduces, exponentiates,
+ * takes gcds or inverses (its inputs then come from fill_modular), and the inputs of every instance from `pattern`
+ * (one of modular_pattern_names, or "mixed"); 0 for an unknown pattern. */
+int op_is_modular(const midint_op_info *d);
+int fill_modular(op_batch *b, const char *pattern, uint64_t seed);
+extern const char *const modular_pattern_names[];
 
 /* The call's arguments: its buffers in the descriptor's order (NULL where absent), and its scalars. */
 void batch_buffers(const op_batch *b, void **bufs);

@@ -67,7 +67,7 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
         for (unsigned j = 0; j < i && !dev[i]; j++)
             if (use[j] == use[i])
                 dev[i] = dev[j];
-        size_t bytes = (size_t)(b->count * param_words(&d->params[i], b->n) * 4);
+        size_t bytes = (size_t)(b->count * batch_words(b, i) * 4);
         if (!dev[i] && (st = midint_buffer_alloc(ctx, bytes ? bytes : 4, &dev[i])) == MIDINT_OK)
             st = midint_buffer_write(ctx, dev[i], use[i], bytes);
     }
@@ -82,7 +82,7 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
         st = midint_synchronize(ctx, NULL);
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++)
         if (use[i] && d->params[i].kind == MIDINT_PARAM_OUTPUT)
-            st = midint_buffer_read(ctx, use[i], dev[i], (size_t)(b->count * param_words(&d->params[i], b->n) * 4));
+            st = midint_buffer_read(ctx, use[i], dev[i], (size_t)(b->count * batch_words(b, i) * 4));
     for (unsigned i = 0; i < d->nparams; i++) {
         int shared = 0;
         for (unsigned j = 0; j < i; j++)
@@ -134,7 +134,7 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     int square = strcmp(c->alias, "rab") == 0 || strcmp(c->alias, "ab") == 0;
     int into = strcmp(c->alias, "ra") == 0 || strcmp(c->alias, "rab") == 0 ? ia : strcmp(c->alias, "rb") == 0 ? ib : -1;
     if ((square && ib < 0) || (into < 0 && strcmp(c->alias, "none") != 0 && !square) ||
-        (into >= 0 && param_words(&d->params[ir], b.n) != b.n)) {
+        (into >= 0 && batch_words(&b, (unsigned)ir) != b.n)) {
         snprintf(why, whylen, "alias '%s' does not apply to %s", c->alias, d->name);
         goto done;
     }
@@ -142,14 +142,14 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         memcpy(b.host[ib], b.host[ia], in_bytes);
     for (unsigned i = 0; i < d->nparams; i++)
         if (d->params[i].kind == MIDINT_PARAM_OUTPUT && use[i] &&
-            !(want[i] = malloc((size_t)(c->count * param_words(&d->params[i], b.n) * 4)))) {
+            !(want[i] = malloc((size_t)(c->count * batch_words(&b, i) * 4)))) {
             snprintf(why, whylen, "out of host memory");
             goto done;
         }
     for (size_t inst = 0; inst < c->count; inst++) {
         uint32_t *at[OPB_MAX] = {NULL};
         for (unsigned i = 0; i < d->nparams; i++)
-            at[i] = want[i] ? want[i] + inst * param_words(&d->params[i], b.n) : NULL;
+            at[i] = want[i] ? want[i] + inst * batch_words(&b, i) : NULL;
         if (!batch_expect(&b, inst, at)) {
             snprintf(why, whylen, "the reference of %s cannot be evaluated: %s", d->name, d->reference);
             goto done;
@@ -183,7 +183,7 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     if (expect_completed >= 0) {
         if (!check_planted_failure(ctx, st, c, &right, why, whylen))
             goto done;
-        size_t rn = (size_t)param_words(&d->params[ir], b.n);
+        size_t rn = (size_t)batch_words(&b, (unsigned)ir);
         for (size_t i = right * rn; into < 0 && i < c->count * rn; i++)
             if (use[ir][i] != 0xDEADBEEFu) {
                 snprintf(why, whylen, "instance %zu word %zu was written after the failure", i / rn, i % rn);
@@ -196,7 +196,7 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     for (unsigned i = 0; i < d->nparams; i++) {
         if (!want[i])
             continue;
-        size_t w = (size_t)param_words(&d->params[i], b.n);
+        size_t w = (size_t)batch_words(&b, i);
         for (size_t j = 0; j < right * w; j++)
             if (use[i][j] != want[i][j]) {
                 snprintf(why, whylen, "instance %zu %s word %zu: got %08" PRIx32 " want %08" PRIx32, j / w,
