@@ -5,6 +5,10 @@
  *   time OP BITS COUNT VARIANT REPS   -> "time OP BITS COUNT VARIANT ok|error MEDIAN_MS pass|FAIL [message]"
  *                                        VARIANT "default" times what dispatch picks (and names it)
  *   square OP BITS COUNT VARIANT REPS -> as time, with one buffer for both operands (b is a: a square)
+ *   run OP BITS COUNT VARIANT REPS [ARGS] -> as time, for any operation through its descriptor (division and
+ *                                        modular arithmetic: their scalars as ARGS, "ebits=512"; measure_ops.c)
+ *   gmpop OP BITS COUNT THREADS [ARGS] -> "gmpop OP BITS COUNT THREADS SECONDS [ARGS]" (GMP's mpz function for a
+ *                                        modular operation on host threads; measure_ops.c)
  *   copy WORDS REPS                   -> "copy WORDS MEDIAN_MS GBPS" (device-to-device, read + write)
  *   gmp OP BITS COUNT THREADS         -> "gmp OP BITS COUNT THREADS SECONDS" (GMP mpn on host threads)
  *   select OP BITS COUNT              -> "select OP BITS COUNT VARIANT"
@@ -33,6 +37,7 @@
 
 #include "cases.h"
 #include "measure_host.h"
+#include "measure_ops.h"
 #include "midint.h"
 #include "registry.h" /* the candidate-set hashes (sets) */
 
@@ -416,6 +421,7 @@ int main(int argc, char **argv)
     size_t count;
     int reps;
     while (fgets(line, sizeof line, stdin)) {
+        char args[256] = "";
         line[strcspn(line, "\n")] = '\0';
         if (sscanf(line, "%15s", cmd) != 1 || cmd[0] == '#')
             continue;
@@ -427,6 +433,12 @@ int main(int argc, char **argv)
             cmd_time(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps, 1);
         else if (!strcmp(cmd, "chain") && sscanf(line, "chain %31s %u %zu %d", op_s, &bits, &count, &reps) == 4)
             cmd_expr(ctx, &b, op_s, bits, count, "default", reps < 1 ? 1 : reps, 1);
+        else if (!strcmp(cmd, "run") &&
+                 sscanf(line, "run %31s %u %zu %511s %d %255[^\n]", op_s, &bits, &count, name, &reps, args) >= 5)
+            cmd_run(ctx, op_s, bits, count, name, reps < 1 ? 1 : reps, args);
+        else if (!strcmp(cmd, "gmpop") && sscanf(line, "gmpop %31s %u %zu %d %255[^\n]", op_s, &bits, &count, &reps,
+                                                 args) >= 4)
+            cmd_gmpop(op_s, bits, count, reps, args);
         else if (!strcmp(cmd, "copy") && sscanf(line, "copy %zu %d", &count, &reps) == 2)
             cmd_copy(ctx, count, reps < 1 ? 1 : reps);
         else if (!strcmp(cmd, "host") && sscanf(line, "host %31s %u %zu %15s %d", op_s, &bits, &count, name, &reps) == 5)

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# mod_session.sh — division and modular arithmetic on a lent GPU: their CUDA tests, then each operation timed against
+# the issue's CGBN marks (tuning/measure's run command: device buffers, random inputs, 257 instances checked against
+# GMP) and GMP on the host's cores. Run from the repository root after make (SIZES including 256..8192); logs to $OUT.
+# Knobs: MOD_STEPS ("tests bench"), MOD_SIZES, REPS.
+set -u
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+MOD_STEPS=${MOD_STEPS:-"tests bench"}
+MOD_SIZES=${MOD_SIZES:-"256 512 1024 2048 4096 8192"}
+REPS=${REPS:-5}
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+has() { case " $MOD_STEPS " in *" $1 "*) return 0;; esac; return 1; }
+
+if has tests; then
+  echo "== modular operations: CUDA tests"
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -x -k "cuda and (divrem_ or mod_ or mulmod_ or powm_ or gcd_ or \
+    modinv_)" tests/test_variants.py 2>&1 | tee "$OUT/pytest_mod.log" | tail -4
+fi
+
+# instances per call: enough threads to fill the GPU and ~0.1 s of work where the operation is slow
+count_for() {   # op bits
+  case $1 in
+    powm) echo $(( (1 << 28) / ($2 * $2 / 256) )) ;;
+    gcd|modinv) echo $(( (1 << 30) / ($2 * $2 / 256) > (1 << 20) ? (1 << 20) : (1 << 30) / ($2 * $2 / 256) )) ;;
+    *) echo $(( (1 << 27) / ($2 / 32) / 2 )) ;;
+  esac
+}
+
+if has bench; then
+  echo "== modular operations: M instances/s (CUDA)"
+  {
+    for b in $MOD_SIZES; do
+      c=$(count_for powm $b); [ $c -gt 1048576 ] && c=1048576; [ $c -lt 4096 ] && c=4096
+      echo "run powm $b $c default $REPS ebits=512"
+      echo "run powm $b $c default $REPS ebits=512,secret=1"
+      echo "run powm $b $c default $REPS ebits=$b"
+      c=$(count_for gcd $b); [ $c -lt 4096 ] && c=4096
+      echo "run gcd $b $c default $REPS"
+      echo "run modinv $b $c default $REPS"
+      c=$(count_for divrem $b)
+      echo "run divrem $b $c default $REPS"
+      echo "run mod $b $c default $REPS"
+      echo "run mulmod $b $c default $REPS"
+      echo "time mul $b $c default $REPS"
+    done
+  } > "$OUT/mod_cmds.txt"
+  timeout 400 build/tuning/measure --backend cuda --tuning none < "$OUT/mod_cmds.txt" 2>&1 | tee "$OUT/mod_bench.log" |
+    awk '$1 == "run" || $1 == "time" { ms = $7; printf "%-7s %5s %8s %-38s %10.3f ms %10.2f M/s %s %s\n", $2, $3, $4, $5, ms, (ms > 0 ? $4 / ms / 1000 : 0), $8, $9 }'
+fi
