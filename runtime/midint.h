@@ -29,10 +29,20 @@ extern "C" {
  * NULL (each below bits; the first that is not is named in the error, nothing written); bits shifted out are lost,
  * zeros come in.  and / or / xor / not are bitwise (not: 2^bits - 1 - a).  cmp writes one int32_t per instance:
  * -1, 0 or 1 as a < b, a == b or a > b (like mpn_cmp).
+ * Division and modular arithmetic: divrem / mod divide a dividend of `abits` bits (a multiple of 32 up to 2*bits: a
+ * product) by a divisor of `bits` bits (quotient of abits bits, remainder of bits; like mpz_tdiv_qr); mulmod
+ * computes a*b mod m for any m >= 1; powm base^exp mod m for odd m, the exponent `ebits` bits wide whatever the
+ * modulus's width; gcd; modinv a^-1 mod m with ok[i] = 1, or r = 0 and ok[i] = 0 where no inverse exists
+ * (like mpz_invert).  A zero divisor or modulus, or an even powm modulus, is refused before anything is written,
+ * naming the first such instance (device calls wait for their stream and read the divisors back to check them).
+ * Constant time: powm with secret = 1 has no branch and no memory address that depends on the exponent's bits (a
+ * fixed 4-bit window over all ebits bits, every table entry read, masked final subtractions); its time depends on
+ * ebits only.  secret = 0 is faster and not constant time.  No other operation promises constant time.
  *
  * Sizes.  Any `bits` that is a multiple of 32, from 32 up to midint_max_bits() for that operation, works; the
  * generated sizes (`make gen SIZES=`) choose speed, not what is legal.  With the default sizes that is 2^31 bits
- * for add, sub, cmp, the shifts and the bitwise operations and 2^27 bits (2^28-bit products) for mul, mullo and sqr.
+ * for add, sub, cmp, the shifts and the bitwise operations, 2^27 bits (2^28-bit products) for mul, mullo and sqr, and
+ * 8192 bits for the division and modular operations.
  *
  * Workspace.  Sizes beyond one thread block (and small batches of large instances) run as several kernels that
  * keep intermediate results in device memory the context owns: allocated by the first call that needs it,
@@ -42,7 +52,8 @@ extern "C" {
  * (queues) are ordered where they share the workspace.
  *
  * Aliasing.  An output may be exactly an input where the operation's row allows it (in place): for add, sub, mullo,
- * and, or and xor r may be the same buffer as a and/or b, for not r may be a; mul and sqr (r twice as long), the
+ * and, or and xor r may be the same buffer as a and/or b, for not r may be a, for the modular operations their results
+ * may be their inputs of the same width (midint_ops.h lists the pairs); mul and sqr (r twice as long), the
  * shifts (an output word reads its neighbours) and cmp (a word per instance) never.  Any other overlap between an
  * output and another buffer is refused with MIDINT_ERR_OVERLAP; inputs may overlap each other freely.
  *

@@ -2,7 +2,8 @@
 
 Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of throughput against size. Then
 single instances of large sizes (one product of 2^20..2^27 bits, one addition of 2^30 bits) against GMP on one
-host core: a second table and CSV (`<out>_single.csv`).
+host core: a second table and CSV (`<out>_single.csv`). Division and modular arithmetic get a table of their own
+(`<out>_mod.csv`): powm with 512-bit and full-width exponents, divrem of a 2 bits dividend, against GMP's mpz.
 GPU side: backend events, one warm-up, the median of --reps launches, random operands, results checked against
 GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (tuning/measure.c's
 table: mullo uses mpn_mul_n, GMP has no public low-half product; sqr mpn_sqr; the shifts mpn_lshift / mpn_rshift;
@@ -59,6 +60,60 @@ def expr_table(m, args):
             rows.append(row)
             print(f"{op[5:]:10} {bits:7d} {count:9d}  {name:40} {ms:9.4f} {minst:10.2f} {row['gbps']:8.1f} "
                   f"{chain_ms:9.4f} {chain_minst:9.2f} {row['speedup']:7.2f} {row['check']}", flush=True)
+    return rows
+
+
+def is_modular(op):
+    """Division and modular arithmetic: their inputs (divisors, moduli, exponents) and scalars come through the
+    descriptor (measure's run command), their CPU column from GMP's mpz functions (gmpop)."""
+    return any(f"({f} " in BY_NAME[op].reference_text() for f in ("div", "mod", "powm", "gcd", "invert"))
+
+
+# Per modular operation, the argument sets of its rows: powm with 512-bit exponents (NVIDIA CGBN's benchmark) and with
+# exponents as wide as the modulus ("full"); divrem and mod divide a 2 bits dividend (their default) by bits.
+MOD_ROWS = {"powm": ("ebits=512", "full")}
+# Instances per row: the batch of --words words per operand, but at most MOD_WORK word products (a thread per
+# instance: powm costs about 1.25 ebits words^2, gcd and modinv about 2 bits words, divrem 2 words^2), at least
+# MOD_MIN_COUNT (two instances per thread of the GPU).
+MOD_WORK = 1 << 37
+MOD_MIN_COUNT = 1 << 19
+
+
+def mod_cost(op, bits, ebits):
+    w = bits // 32
+    return {"powm": 1.25 * ebits * w * w, "gcd": 2 * bits * w, "modinv": 4 * bits * w}.get(op, 2 * w * w)
+
+
+def mod_table(m, ops, gen, asked, args):
+    """The modular operations: one row per argument set, million instances/s against GMP's mpz on every core."""
+    mod_ops = [op for op in ops if is_modular(op)]
+    if not mod_ops:
+        return []
+    print(f"\ndivision and modular arithmetic ({args.reps} launches, median), GMP's mpz on {args.threads} threads")
+    print(f"{'op':7} {'bits':>6} {'args':11} {'count':>9}  {'variant':34} {'ms':>10} {'M inst/s':>10} "
+          f"{'GMP M/s':>9} {'x GMP':>8} check")
+    rows = []
+    for op in mod_ops:
+        for bits in asked or gen[op]:
+            for a in MOD_ROWS.get(op, ("",)):
+                a = f"ebits={bits}" if a == "full" else a
+                ebits = int(a.split("=")[1]) if a.startswith("ebits=") else bits
+                count = max(1, min(args.words // (bits // 32), max(MOD_MIN_COUNT,
+                                                                   int(MOD_WORK // mod_cost(op, bits, ebits)))))
+                f = m.ask(f"run {op} {bits} {count} default {args.reps} {a}".rstrip())
+                if f[5] != "ok":
+                    print(f"{op:7} {bits:6d} {a:11} {count:9d}  failed: {' '.join(f[8:])}")
+                    continue
+                ms, name = float(f[6]), f[4]
+                gcount = max(1, min(count, 1 << 16))   # GMP on a sample of the batch
+                g = m.ask(f"gmpop {op} {bits} {gcount} {args.threads} {a}".rstrip())
+                minst = count / ms / 1e3
+                gmp_minst = gcount / float(g[5]) / 1e6 if g[5] != "none" else float("nan")
+                rows.append(dict(op=op, bits=bits, args=a, count=count, variant=name, median_ms=ms, minst_per_s=minst,
+                                 gmp_minst_per_s=gmp_minst, speedup=minst / gmp_minst,
+                                 check="pass" if f[7] == "pass" else "FAIL"))
+                print(f"{op:7} {bits:6d} {a:11} {count:9d}  {name:34} {ms:10.4f} {minst:10.3f} {gmp_minst:9.3f} "
+                      f"{minst / gmp_minst:8.1f} {rows[-1]['check']}", flush=True)
     return rows
 
 
@@ -121,7 +176,7 @@ def main(argv=None):
     print(f"{'op':6} {'bits':>7} {'count':>9}  {'variant':34} {'ms':>9} {'GB/s':>8} {'M inst/s':>10} "
           f"{'GMP M/s':>9} {'x GMP':>8} check")
     rows = []
-    for op in ops:
+    for op in (op for op in ops if not is_modular(op)):
         for bits in asked or ([] if args.sizes == "none" else gen[op]):
             count = max(1, args.words // (bits // 32))
             name, ms, passed, msg = m.time(op, bits, count, "default", args.reps)
@@ -137,17 +192,19 @@ def main(argv=None):
             rows.append(row)
             print(f"{op:6} {bits:7d} {count:9d}  {name:34} {ms:9.4f} {gbps:8.1f} {minst:10.2f} {gmp_minst:9.2f} "
                   f"{minst / gmp_minst:8.1f} {row['check']}", flush=True)
+    mods = mod_table(m, ops, gen, [] if args.sizes == "none" else asked, args) if args.sizes != "none" else []
     single = single_table(m, args)
     exprs = expr_table(m, args)
     m.close()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    for path, table in ((f"{out}.csv", rows), (f"{out}_single.csv", single), (f"{out}_expr.csv", exprs)):
+    for path, table in ((f"{out}.csv", rows), (f"{out}_single.csv", single), (f"{out}_expr.csv", exprs),
+                        (f"{out}_mod.csv", mods)):
         with open(path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(table[0]) if table else ["op"])
             w.writeheader()
             w.writerows(table)
-    passed = all(r["check"] == "pass" for r in rows + single + exprs)
+    passed = all(r["check"] == "pass" for r in rows + single + exprs + mods)
     try:
         import matplotlib
         matplotlib.use("Agg")

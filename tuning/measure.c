@@ -238,6 +238,12 @@ static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned b
         return;
     }
     int op = parse_op(op_s);
+    if (op >= 0 && op_is_modular(midint_op_describe((midint_op)op)) && !square) {
+        /* their inputs are not the classic batch's a and b (a divisor, a modulus, an exponent): through the
+         * descriptor, the scalars' defaults */
+        cmd_run(ctx, op_s, bits, count, name, reps, "");
+        return;
+    }
     midint_status st = op < 0 ? MIDINT_ERR_INVALID_ARGUMENT : prepare(ctx, b, bits, count);
     const char *chosen = name;
     midint_force_variant(ctx, NULL);
