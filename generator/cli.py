@@ -58,7 +58,8 @@ def main(argv=None) -> int:
         ops = [o for o in args.ops.split(",") if o] if args.ops is not None else list(OPS) + list(expr_plan.PROGRAMS)
         notes = []
         variants = plan(sizes, ops=ops, backends=BACKENDS,
-                        keep_pruned=tuple(n for n in args.keep_pruned.split(",") if n), notes=notes)
+                        keep_pruned=tuple(n for n in args.keep_pruned.split(",") if n), notes=notes,
+                        default_sizes=sizes == list(DEFAULT_SIZES))
     except (PlanError, VariantNameError, ExprError) as e:
         print(f"generator: {e}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint, families_for, family_of
+from .space import ALL_CONSTRAINTS, BACKENDS, MAX_BITS, OPS, candidates, constraints_for, failed_constraint, extra_sizes_for, families_for, family_of
 
 
 class PlanError(ValueError):
@@ -58,7 +58,7 @@ def variants_for(op: str, bits: int, backend: str, keep_pruned=()) -> list:
     raise PlanError(f"SIZES: {bits} bits: no {op} variant fits (too large): {why}")
 
 
-def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=(), notes=None) -> list:
+def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=(), notes=None, default_sizes=False) -> list:
     """All variants for the request, in a stable order (op, bits, backend, limb, q, ipb).
     A size above one operation's largest (e.g. 2^31 bits: add and sub only) is generated for the operations
     that can serve it; what was left out goes to `notes` (a list) when given. A size no requested operation
@@ -76,7 +76,7 @@ def plan(sizes, ops=None, backends=BACKENDS, keep_pruned=(), notes=None) -> list
             raise PlanError(f"--keep-pruned: '{name}' is not a prune constraint; known: {', '.join(sorted(known))}")
     out, refused = [], {}
     for op in ops:
-        for bits in sizes:
+        for bits in sorted(set(sizes) | set(extra_sizes_for(op) if default_sizes else ())):
             for backend in backends:
                 try:
                     out.extend(variants_for(op, bits, backend, keep_pruned))

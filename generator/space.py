@@ -56,6 +56,10 @@ class OpFamily:
     # this family's own, not among every family of the op: the fused expressions' two families are alternatives the
     # tuner weighs, so one's unpruned variants must not remove the other's
     own_fallback: bool = False
+    # sizes the family's operations are generated at beyond the requested ones when the request is the default sizes
+    # (cryptographic sizes between the powers of two, where a variant of the next power of two would do up to 1.8x
+    # the work of a thread per instance)
+    extra_sizes: tuple = ()
 
     @property
     def ops(self) -> tuple:
@@ -706,14 +710,17 @@ MOD_THREAD = OpFamily(
     name="modt",
     template="kernel_mod_thread.j2",
     limbs=("u32",),
-    qs=(8,),
+    qs=tuple(range(1, MOD_MAX_BITS // 32 + 1)),   # Q: the instance's words, all in one thread
     ipbs=(128,),
     lanes=(1,),
     multi_instance_blocks=(128,),
     shared_words=lambda v: 0,
+    extra_sizes=(384, 1536, 3072),
     constraints=(
         Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread keeps its operands, a quotient of twice "
                    "the width and powm's table of 16 powers in private memory)", lambda v: v.bits <= MOD_MAX_BITS),
+        Constraint("mod_whole_instance", "Q is the instance's words: a thread holds all of them",
+                   lambda v: v.q == v.words),
     ),
 )
 
@@ -723,6 +730,11 @@ FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
+
+
+def extra_sizes_for(op: str) -> tuple:
+    """The sizes op's families add to a default request (OpFamily.extra_sizes)."""
+    return tuple(sorted({b for fam in families_for(op) for b in fam.extra_sizes}))
 
 
 def families_for(op: str) -> tuple:

@@ -7,8 +7,8 @@
 
 #include "midint.h"
 
-/* "run OP BITS COUNT VARIANT REPS [ARGS]": the operation on device buffers of random inputs (pattern "random", the
- * test drivers' shapes; ARGS as check_batch's: "ebits=512", "abits=2n", "secret=1"), timed (median of REPS), 257
+/* "run OP BITS COUNT VARIANT REPS [ARGS]": the operation on device buffers of random inputs (the test drivers'
+ * pattern "random", or "pattern=NAME" among ARGS; ARGS as check_batch's: "ebits=512", "abits=2n", "secret=1"), timed (median of REPS), 257
  * sampled instances checked against GMP. Prints "run OP BITS COUNT VARIANT ok|error MEDIAN_MS pass|FAIL [ARGS]". */
 void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count, const char *name, int reps,
              const char *args);

@@ -2,12 +2,13 @@
 # mod_session.sh — division and modular arithmetic on a lent GPU: their CUDA tests, then each operation timed against
 # the issue's CGBN marks (tuning/measure's run command: device buffers, random inputs, 257 instances checked against
 # GMP) and GMP on the host's cores. Run from the repository root after make (SIZES including 256..8192); logs to $OUT.
-# Knobs: MOD_STEPS ("tests bench"), MOD_SIZES, REPS.
+# Knobs: MOD_STEPS ("tests bench"; "gmp": GMP's mpz on the host's cores, the same inputs), MOD_SIZES, CT_SIZES,
+# REPS.
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 MOD_STEPS=${MOD_STEPS:-"tests bench"}
-MOD_SIZES=${MOD_SIZES:-"256 512 1024 2048 4096 8192"}
+MOD_SIZES=${MOD_SIZES:-"256 384 512 1024 1536 2048 3072 4096 8192"}
 REPS=${REPS:-5}
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 has() { case " $MOD_STEPS " in *" $1 "*) return 0;; esac; return 1; }
@@ -17,6 +18,9 @@ if has tests; then
   timeout 300 python3 -m pytest -q -p no:cacheprovider -x -k "cuda and (divrem_ or mod_ or mulmod_ or powm_ or gcd_ or \
     modinv_)" tests/test_variants.py 2>&1 | tee "$OUT/pytest_mod.log" | tail -4
 fi
+
+# constant time: powm with secret=1 on all-zero against all-one exponents of the same width (CT_SIZES)
+CT_SIZES=${CT_SIZES:-"256 1024 2048"}
 
 # instances per call: enough threads to fill the GPU and ~0.1 s of work where the operation is slow
 count_for() {   # op bits
@@ -44,7 +48,27 @@ if has bench; then
       echo "run mulmod $b $c default $REPS"
       echo "time mul $b $c default $REPS"
     done
+    for b in $CT_SIZES; do
+      c=$(count_for powm $b); [ $c -gt 1048576 ] && c=1048576; [ $c -lt 4096 ] && c=4096
+      for p in zero max zero max; do echo "run powm $b $c default $REPS ebits=$b,secret=1,pattern=$p"; done
+    done
   } > "$OUT/mod_cmds.txt"
   timeout 400 build/tuning/measure --backend cuda --tuning none < "$OUT/mod_cmds.txt" 2>&1 | tee "$OUT/mod_bench.log" |
-    awk '$1 == "run" || $1 == "time" { ms = $7; printf "%-7s %5s %8s %-38s %10.3f ms %10.2f M/s %s %s\n", $2, $3, $4, $5, ms, (ms > 0 ? $4 / ms / 1000 : 0), $8, $9 }'
+    awk '$1 == "run" || $1 == "time" { ms = $7; printf "%-7s %5s %8s %-38s %10.3f ms %10.2f M/s %s %s\n", $2, $3, $4, $5, ms, (ms > 0 ? $4 / ms / 1000 : 0), $8, $9 }
+    $1 == "gmpop" { printf "gmpop %-7s %5s %8s %s threads %10.3f s %s\n", $2, $3, $4, $5, $6, $7 }'
+fi
+
+if has gmp; then
+  echo "== modular operations: GMP mpz on $(nproc) host threads"
+  {
+    for b in $MOD_SIZES; do
+      echo "gmpop powm $b 65536 $(nproc) ebits=512"
+      echo "gmpop gcd $b 65536 $(nproc)"
+      echo "gmpop modinv $b 65536 $(nproc)"
+      echo "gmpop divrem $b 262144 $(nproc)"
+      echo "gmpop mulmod $b 262144 $(nproc)"
+    done
+  } > "$OUT/gmp_cmds.txt"
+  timeout 300 build/tuning/measure --backend cuda --tuning none < "$OUT/gmp_cmds.txt" 2>&1 | tee "$OUT/gmp.log" |
+    awk '$1 == "gmpop" { printf "%-7s %5s %8s on %s threads: %9.3f s %10.3f M/s %s\n", $2, $3, $4, $5, $6, $4 / $6 / 1e6, $7 }'
 fi
