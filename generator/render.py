@@ -210,8 +210,8 @@ def render_ops(env, table=None) -> dict[str, str]:
         fallback=lambda op, p: names(op).index(p.fallback) if getattr(p, "fallback", None) else -1,
         in_place=lambda op, p: sum(1 << names(op).index(i) for o, i in op.in_place if o == p.name),
         width_scalar=lambda op, p: names(op).index(p.width) if isinstance(p, ops.Buffer) and p.scalar_width else -1,
-        value_rules=lambda p: " | ".join(f"MIDINT_RULE_{r.upper()}" for r in ("nonzero", "odd", "width", "flag")
-                                   if getattr(p, r, False)) or "0u",
+        value_rules=lambda p: " | ".join(f"MIDINT_RULE_{r.upper()}" for r in (("width", "flag") if isinstance(
+            p, ops.Scalar) else ("nonzero", "odd")) if getattr(p, r)) or "0u",
         slots=lambda p: " | ".join(f"MIDINT_SLOT_{s.upper()}" for s in ((p.slot,) if isinstance(p, ops.Scalar)
                                                                        else p.slots)),
     )

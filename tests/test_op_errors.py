@@ -17,14 +17,23 @@ def spec_of(op):
 
 
 def args_for(spec, count, w, rng):
-    """Inputs of n words (random), and the scalars at 1."""
-    ins = [rng.integers(0, 1 << 32, (count, w), dtype=np.uint32) for _ in spec.inputs]
-    return ins, {p.name: 1 for p in spec.scalars}
+    """Inputs (random; a width scalar's input default_per_n x n words), valid by the row's rules (a nonzero input's
+    top word set, an odd one's bit 0), and the scalars: a width its default (default_per_n x bits), the rest 1."""
+    scalars = {p.name: p.default_per_n * 32 * w if p.width else 1 for p in spec.scalars}
+    ins = []
+    for p in spec.inputs:
+        x = rng.integers(0, 1 << 32, (count, p.words(32 * w, scalars)), dtype=np.uint32)
+        if p.nonzero:
+            x[:, -1] |= 1
+        if p.odd:
+            x[:, 0] |= 1
+        ins.append(x)
+    return ins, scalars
 
 
-def out_shape(spec, count, bits):
+def out_shape(spec, count, bits, scalars=None):
     p = spec.outputs[0]
-    return (count, p.words(bits)) if p.words_per_n else (count,)
+    return (count, p.words(bits, scalars)) if p.is_number else (count,)
 
 
 @pytest.mark.parametrize("op", [op for op in OPS if any(p.below_bits for p in midint.OPS[op].params)])
@@ -70,14 +79,14 @@ def test_in_place_as_the_row_says(ctx, op):
     res = spec.outputs[0]
     for k, p in enumerate(spec.inputs):
         ins, scalars = args_for(spec, count, w, rng)
-        if res.words(bits) != w or res.words_per_n == 0:
+        if not res.is_number or res.words(bits, scalars) != ins[k].shape[1]:
             continue   # a result of another width cannot be an input's buffer (the shapes differ)
-        want = getattr(ctx, spec.method)(*[x.copy() for x in ins], **scalars)
+        want = first(getattr(ctx, spec.method)(*[x.copy() for x in ins], **scalars))
         allowed = bool(res_in_place(op, k))
         target = ins[k]
         before = target.copy()
         if allowed:
-            got = getattr(ctx, spec.method)(*ins, **scalars, out=target)
+            got = first(getattr(ctx, spec.method)(*ins, **scalars, out=target))
             assert got is target and (np.asarray(got) == np.asarray(want)).all()
         else:
             with pytest.raises(ValueError) as e:
@@ -86,12 +95,17 @@ def test_in_place_as_the_row_says(ctx, op):
             assert (target == before).all()
 
 
+def first(got):
+    """The result (the first output) of a call that may return several."""
+    return got[0] if isinstance(got, tuple) else got
+
+
 def res_in_place(op, k):
     """Whether the result may be input k's buffer: the in-place mask the library reports (midint_op_describe)."""
     lib = midint._lib.load()
     d = ctypes.cast(lib.midint_op_describe(midint.OPS[op].code), ctypes.POINTER(midint.ops._OpInfo)).contents
     params = [d.params[i] for i in range(d.nparams)]
-    inputs = [i for i, p in enumerate(params) if p.kind == 0 and p.words_per_n]
+    inputs = [i for i, p in enumerate(params) if p.kind == 0 and (p.words_per_n or p.width_scalar >= 0)]
     result = next(p for p in params if p.kind == 1)
     return result.in_place >> inputs[k] & 1
 

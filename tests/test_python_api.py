@@ -5,31 +5,27 @@ import random
 
 import pytest
 
-from python_support import (OPS, adversarial_pairs, call_args, ctx, midint, np, reference, result_shape,  # noqa: F401
-                            shift_of, sizes_for)
+from python_support import (MOD_OPS, OPS, call_args, ctx, input_bits, midint, np, operands, reference,  # noqa: F401
+                            result_shape, sizes_for)
 from conftest import OPERATIONS  # noqa: E402
 
 
 def cases(ctx, op):
-    """(bits, a list, b list) per size served, adversarial and random values."""
+    """(bits, [one list of values per input]) per size served: adversarial and random values, valid by the row's
+    rules (operands)."""
     sizes = sizes_for(ctx.backend, op)
     if not sizes:
         pytest.skip(f"no {op} variant generated for {ctx.backend}")
     rng = random.Random(f"{op}-{ctx.backend}")
-    out = []
-    for bits in sizes:
-        pairs = adversarial_pairs(bits, rng)
-        out.append((bits, [p[0] for p in pairs], [p[1] for p in pairs]))
-    return out
+    return [(bits, operands(op, bits, rng)) for bits in sizes]
 
 
-def call(ctx, op, a, b, bits, pass_bits=True, **kw):
-    """ctx.<op> on a (and b where it takes two inputs), its per-instance counts for `bits` and its flag output asked
-    for: (result, flag or None)."""
-    ins, extra = call_args(op, list(range(count_of(a))), None, bits)   # the counts: only their number matters
-    ins = (a, b)[:len(ins)]
+def call(ctx, op, ins, bits, pass_bits=True, **kw):
+    """ctx.<op> on its inputs `ins`, its per-instance counts for `bits` and its flag outputs asked for: every output
+    as a list (a 1-tuple where it has one)."""
+    ins, extra = call_args(op, list(ins), bits)
     got = getattr(ctx, midint.OPS[op].method)(*ins, bits=bits if pass_bits else None, **extra, **kw)
-    return got if isinstance(got, tuple) else (got, None)
+    return got if isinstance(got, tuple) else (got,)
 
 
 def count_of(x):
@@ -40,52 +36,64 @@ def count_of(x):
     return cai["shape"][0] if cai is not None else x.x.shape[0] if isinstance(x, _DLPackOnly) else x.shape[0]
 
 
-def check(op, a, b, bits, got, carry):
-    for i, (x, y) in enumerate(zip(a, b)):
-        want, want_carry = reference(op, x, y, bits, i)
-        assert got[i] == want, f"{op} {bits} bits, instance {i}: a={x:#x} b={y:#x}: got {got[i]:#x}, want {want:#x}"
-        if want_carry is not None:
-            assert carry[i] == want_carry, f"{op} {bits} bits, instance {i}: carry {carry[i]}, want {want_carry}"
-    assert len(got) == len(a)
+def check(op, ins, bits, got):
+    """got: every output of the call (as lists of ints) against the reference, instance by instance."""
+    spec = midint.OPS[op]
+    for i, values in enumerate(zip(*ins)):
+        want = reference(op, values, bits, i)
+        for p, g, w in zip(spec.outputs, got, want):
+            args = " ".join(f"{q.name}={x:#x}" for q, x in zip(spec.inputs, values))
+            assert g[i] == w, f"{op} {bits} bits, instance {i}: {args}: {p.name} {g[i]:#x}, want {w:#x}"
+    assert all(len(g) == len(ins[0]) for g in got) and len(got) == len(spec.outputs)
 
 
-def to_ints(op, host):
-    """A result array as ints: limbs, or one (signed) word per instance."""
+def limbs(op, ins, bits, convert=lambda x: x):
+    """The inputs as limb arrays, each of its width (input_bits), through `convert` (to_device, cupy.asarray)."""
+    return [convert(midint.ints_to_limbs(x, w)) for x, w in zip(ins, input_bits(op, bits))]
+
+
+def to_ints(p, host):
+    """An output array of parameter p as ints: limbs, or one (signed) word per instance."""
     host = np.asarray(host)
     if host.ndim == 2:
         return midint.limbs_to_ints(host)
-    return (host.view(np.int32) if midint.OPS[op].outputs[0].signed else host).tolist()
+    return (host.view(np.int32) if p.signed else host).tolist()
+
+
+def outs_to_ints(op, got, host=lambda r: r):
+    """Every output of a call (arrays of any kind, through `host` to NumPy) as lists of ints."""
+    return [to_ints(p, host(r)) for p, r in zip(midint.OPS[op].outputs, got)]
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_lists_of_ints(ctx, op):
-    for bits, a, b in cases(ctx, op):
-        got, carry = call(ctx, op, a, b, bits)
-        assert isinstance(got, list) and all(type(v) is int for v in got)
-        assert carry is None or (isinstance(carry, list) and set(carry) <= {0, 1})
-        check(op, a, b, bits, got, carry)
+    for bits, ins in cases(ctx, op):
+        got = call(ctx, op, ins, bits)
+        assert all(isinstance(g, list) and all(type(v) is int for v in g) for g in got)
+        for p, g in zip(midint.OPS[op].outputs, got):
+            assert not p.optional or set(g) <= {0, 1}
+        check(op, ins, bits, got)
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_numpy_arrays(ctx, op):
-    for bits, a, b in cases(ctx, op):
-        na, nb = midint.ints_to_limbs(a, bits), midint.ints_to_limbs(b, bits)
-        got, carry = call(ctx, op, na, nb, bits, pass_bits=False)   # bits from the arrays' width
-        signed = midint.OPS[op].outputs[0].signed
-        assert isinstance(got, np.ndarray) and got.dtype == (np.int32 if signed else np.uint32)
-        assert got.shape == result_shape(op, len(a), bits)
-        assert carry is None or (carry.dtype == np.uint32 and carry.shape == (len(a),))
-        check(op, a, b, bits, to_ints(op, got), None if carry is None else carry.tolist())
+    for bits, ins in cases(ctx, op):
+        got = call(ctx, op, limbs(op, ins, bits), bits, pass_bits=False)   # bits from the arrays' width
+        spec, count = midint.OPS[op], len(ins[0])
+        assert isinstance(got[0], np.ndarray) and got[0].dtype == (np.int32 if spec.outputs[0].signed else np.uint32)
+        assert got[0].shape == result_shape(op, count, bits)
+        for p, g in zip(spec.outputs[1:], got[1:]):
+            assert g.dtype == np.uint32 and g.shape == ((count, p.words(bits)) if p.is_number else (count,))
+        check(op, ins, bits, outs_to_ints(op, got))
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_device_arrays(ctx, op):
     """midint.DeviceArray: the _device calls on either backend; results stay on the device."""
-    for bits, a, b in cases(ctx, op):
-        da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-        got, carry = call(ctx, op, da, db, bits, pass_bits=False)
-        assert isinstance(got, midint.DeviceArray) and (carry is None or isinstance(carry, midint.DeviceArray))
-        check(op, a, b, bits, to_ints(op, got.get()), None if carry is None else carry.to_ints())
+    for bits, ins in cases(ctx, op):
+        got = call(ctx, op, limbs(op, ins, bits, ctx.to_device), bits, pass_bits=False)
+        assert all(isinstance(g, midint.DeviceArray) for g in got)
+        check(op, ins, bits, outs_to_ints(op, got, lambda r: r.get()))
 
 
 class _CudaArray:
@@ -99,12 +107,9 @@ class _CudaArray:
 def test_cuda_array_interface(ctx, op):
     if ctx.backend != "cuda":
         pytest.skip("__cuda_array_interface__ arrays run on a CUDA context only (this one is OpenCL)")
-    for bits, a, b in cases(ctx, op):
-        da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-        got, carry = call(ctx, op, _CudaArray(da), _CudaArray(db), bits, pass_bits=False)
-        host = np.asarray(got.get() if hasattr(got, "get") else got)
-        check(op, a, b, bits, to_ints(op, host),
-              None if carry is None else np.asarray(carry.get() if hasattr(carry, "get") else carry).tolist())
+    for bits, ins in cases(ctx, op):
+        got = call(ctx, op, [_CudaArray(d) for d in limbs(op, ins, bits, ctx.to_device)], bits, pass_bits=False)
+        check(op, ins, bits, outs_to_ints(op, got, lambda r: np.asarray(r.get() if hasattr(r, "get") else r)))
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -112,17 +117,17 @@ def test_cupy_arrays(ctx, op):
     if ctx.backend != "cuda":
         pytest.skip("CuPy arrays run on a CUDA context only (this one is OpenCL)")
     cp = pytest.importorskip("cupy", reason="CuPy is not installed")
-    for bits, a, b in cases(ctx, op):
-        ca, cb = cp.asarray(midint.ints_to_limbs(a, bits)), cp.asarray(midint.ints_to_limbs(b, bits))
+    for bits, ins in cases(ctx, op):
+        cins = limbs(op, ins, bits, cp.asarray)
         stream = cp.cuda.Stream(non_blocking=True)
         with stream:   # the call runs on CuPy's current stream
-            got, carry = call(ctx, op, ca, cb, bits, pass_bits=False)
-            assert isinstance(got, cp.ndarray) and (carry is None or isinstance(carry, cp.ndarray))
-            host, hc = cp.asnumpy(got), None if carry is None else cp.asnumpy(carry).tolist()
-        check(op, a, b, bits, to_ints(op, host), hc)
+            got = call(ctx, op, cins, bits, pass_bits=False)
+            assert all(isinstance(g, cp.ndarray) for g in got)
+            host = outs_to_ints(op, got, cp.asnumpy)
+        check(op, ins, bits, host)
         # DLPack from CuPy: the capsule path
-        got, carry = call(ctx, op, _DLPackOnly(ca), _DLPackOnly(cb), bits, pass_bits=False)
-        check(op, a, b, bits, to_ints(op, cp.asnumpy(got)), None if carry is None else cp.asnumpy(carry).tolist())
+        got = call(ctx, op, [_DLPackOnly(x) for x in cins], bits, pass_bits=False)
+        check(op, ins, bits, outs_to_ints(op, got, cp.asnumpy))
 
 
 class _DLPackOnly:
@@ -146,22 +151,29 @@ def test_dlpack_host_array(ctx):
     assert midint.limbs_to_ints(got) == [0, 12]
 
 
-IN_PLACE = [op.name for op in OPERATIONS if ("r", "a") in op.in_place and ("r", "b") in op.in_place]
+IN_PLACE = [(op.name, o, i) for op in OPERATIONS for o, i in op.in_place]
 
 
-@pytest.mark.parametrize("op", IN_PLACE)
-def test_in_place(ctx, op):
-    bits = sizes_for(ctx.backend, op)[-1]
+@pytest.mark.parametrize("op,output,input", IN_PLACE)
+def test_in_place(ctx, op, output, input):
+    """out= an input's array, for every (output, input) pair the row allows: the result lands there (NumPy and
+    DeviceArray; an output after the first through out= a tuple, None for the others)."""
+    spec = midint.OPS[op]
+    bits = sizes_for(ctx.backend, op)[-1 if op not in MOD_OPS else 0]   # MOD_OPS: the cheap size (powm)
     rng = random.Random(op)
-    a = [rng.getrandbits(bits) for _ in range(5)]
-    b = [rng.getrandbits(bits) for _ in range(5)]
-    na, nb = midint.ints_to_limbs(a, bits).copy(), midint.ints_to_limbs(b, bits).copy()
-    r = getattr(ctx, midint.OPS[op].method)(na, nb, out=na)
-    assert r is na
-    assert midint.limbs_to_ints(na) == [reference(op, x, y, bits)[0] for x, y in zip(a, b)]
-    da, db = ctx.to_device(a, bits), ctx.to_device(b, bits)
-    assert getattr(ctx, midint.OPS[op].method)(da, db, out=db) is db
-    assert db.to_ints() == [reference(op, x, y, bits)[0] for x, y in zip(a, b)]
+    ins = operands(op, bits, rng, [(rng.getrandbits(bits), rng.getrandbits(bits)) for _ in range(5)])
+    k = [p.name for p in spec.inputs].index(input)
+    returned = [p.name for p in spec.outputs if not p.optional]
+    want = [reference(op, values, bits, i)[[p.name for p in spec.outputs].index(output)]
+            for i, values in enumerate(zip(*ins))]
+    for convert, host in ((lambda x: x.copy(), lambda r: r), (ctx.to_device, lambda r: r.get())):
+        arrays = limbs(op, ins, bits, convert)
+        target = arrays[k]
+        out = target if returned[0] == output else tuple(target if n == output else None for n in returned)
+        got = getattr(ctx, spec.method)(*arrays, out=out)
+        got = got if isinstance(got, tuple) else (got,)
+        assert got[returned.index(output)] is target
+        assert midint.limbs_to_ints(host(target)) == want
 
 
 def test_out_reused_and_pinned(ctx):
@@ -177,12 +189,13 @@ def test_out_reused_and_pinned(ctx):
 @pytest.mark.parametrize("op", OPS)
 def test_empty_batch(ctx, op):
     bits = sizes_for(ctx.backend, op)[-1]
-    assert call(ctx, op, [], [], bits)[0] == []
-    empty = np.empty((0, bits // 32), np.uint32)
-    got = call(ctx, op, empty, empty, bits, pass_bits=False)[0]
+    n = len(midint.OPS[op].inputs)
+    assert all(g == [] for g in call(ctx, op, [[]] * n, bits))
+    empty = [np.empty((0, w // 32), np.uint32) for w in input_bits(op, bits)]
+    got = call(ctx, op, empty, bits, pass_bits=False)[0]
     assert got.shape == result_shape(op, 0, bits)
     with pytest.raises(ValueError, match="MIDINT_ERR_INVALID_BITS"):
-        call(ctx, op, [], [], 33)
+        call(ctx, op, [[]] * n, 33)
 
 
 def test_conversion_roundtrip():
@@ -204,56 +217,74 @@ def err(excinfo, cls, status):
 
 
 def plain_call(ctx, op):
-    """ctx.<op>(a, b, bits, **kw) for any operation: b only where it takes two inputs, its scalars 0."""
+    """f(ins, bits=None, **kw): ctx.<op>(*ins, bits=bits, **kw) for any operation, the inputs `ins` leaves out
+    filled with ones (a valid divisor, odd modulus and exponent) of the first one's kind and shape, the scalars it
+    needs 0 (widths derived, flags 0)."""
     spec = midint.OPS[op]
 
-    def f(a, b, bits=None, **kw):
-        scalars = {p.name: 0 for p in spec.scalars}
-        return getattr(ctx, spec.method)(*(a, b)[:len(spec.inputs)], bits=bits, **scalars, **kw)
-    return f, len(spec.inputs) == 2
+    def f(ins, bits=None, **kw):
+        ins, first = list(ins), ins[0]
+        for _ in spec.inputs[len(ins):]:
+            ins.append([1] * len(first) if isinstance(first, list) else np.ones(first.shape, np.uint32))
+        scalars = {p.name: 0 for p in spec.scalars if not (p.width or p.flag)}
+        return getattr(ctx, spec.method)(*ins[:len(spec.inputs)], bits=bits, **scalars, **kw)
+    return f
+
+
+def sized_input(op):
+    """The position of the input checked against another one: the first of bits bits after the first input (m of
+    powm, whose exponent has a width of its own), else the second."""
+    spec = midint.OPS[op]
+    return next((k for k, p in enumerate(spec.inputs) if k and p.width_scalar is None), 1)
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_bad_ints(ctx, op):
+    spec = midint.OPS[op]
     bits = sizes_for(ctx.backend, op)[-1]
-    f, binary = plain_call(ctx, op)
+    f, binary, k = plain_call(ctx, op), len(spec.inputs) > 1, sized_input(op)
     with pytest.raises(ValueError) as e:
-        f([1, -1], [1, 1], bits)
+        f([[1, -1], [1, 1]], bits)
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_ARGUMENT")
-    assert "a[1] is negative" in str(e.value)
+    assert f"{spec.inputs[0].name}[1] is negative" in str(e.value)
     if binary:
+        ins = [[1, 1] for _ in spec.inputs]
+        ins[k] = [1, 1 << bits]
         with pytest.raises(ValueError) as e:
-            f([1, 1], [1, 1 << bits], bits)   # one bit too many: refused, never truncated
-        assert "b[1] has" in str(e.value)
+            f(ins, bits)   # one bit too many: refused, never truncated
+        assert f"{spec.inputs[k].name}[1] has" in str(e.value)
     with pytest.raises(TypeError) as e:
-        f([1, 2.0], [1, 1], bits)
+        f([[1, 2.0], [1, 1]], bits)
     err(e, midint.MidintTypeError, "MIDINT_ERR_INVALID_ARGUMENT")
     with pytest.raises(ValueError) as e:
-        f([1], [1])
+        f([[1], [1]])
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_BITS")
     with pytest.raises(ValueError) as e:
-        f([1], [1], bits + 1)
+        f([[1], [1]], bits + 1)
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_BITS")
     with pytest.raises(ValueError) as e:
-        f([1], [1], ctx.max_bits(op) + 32)
+        f([[1], [1]], ctx.max_bits(op) + 32)
     err(e, midint.MidintValueError, "MIDINT_ERR_BITS_TOO_LARGE")
     for b in (-32, 1 << 32):
         with pytest.raises(ValueError):
-            f([1], [1], b)
+            f([[1], [1]], b)
     with pytest.raises(TypeError):
-        f([1], [1], 512.0)
+        f([[1], [1]], 512.0)
     if binary:
+        ins = [[1, 2] for _ in spec.inputs]
+        ins[k] = [1]
         with pytest.raises(ValueError) as e:
-            f([1, 2], [1], bits)
+            f(ins, bits)
         err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_COUNT")
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_bad_arrays(ctx, op):
+    spec = midint.OPS[op]
     bits = sizes_for(ctx.backend, op)[-1]
     w = bits // 32
-    f, binary = plain_call(ctx, op)
-    good = np.ones((3, w), np.uint32)
+    f, binary, k = plain_call(ctx, op), len(spec.inputs) > 1, sized_input(op)
+    good = [np.ones((3, width // 32), np.uint32) for width in input_bits(op, bits)]
     bad = {
         "dtype int64": (np.ones((3, w), np.int64), TypeError),
         "dtype uint64": (np.ones((3, w // 2), np.uint64), TypeError),
@@ -265,27 +296,30 @@ def test_bad_arrays(ctx, op):
         "a list": ([1, 2, 3], TypeError if binary else ValueError),
         "a str": ("123", TypeError),
     }
-    if binary:   # against the other operand (alone, a DeviceArray is a device call)
-        bad.update({"a DeviceArray": (ctx.to_device(good), TypeError),
+    if binary:   # against the other operands (alone, a DeviceArray is a device call)
+        bad.update({"a DeviceArray": (ctx.to_device(good[k]), TypeError),
                     "other length": (np.ones((4, w), np.uint32), ValueError),
                     "other width": (np.ones((3, w + 1), np.uint32), ValueError)})
     for what, (x, cls) in bad.items():
+        ins = list(good) if binary else [x]
+        ins[k if binary else 0] = x
         with pytest.raises(cls) as e:
-            f(good, x) if binary else f(x, None)
+            f(ins)
         assert isinstance(e.value, midint.MidintError), what
     with pytest.raises(ValueError) as e:
-        f(good, good, bits + 32)
+        f(good, bits + 32)
     err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_BITS")
     shape = result_shape(op, 3, bits)
     wider = shape[:-1] + (shape[-1] + 1,)
     for out, cls in ((np.zeros(wider, np.uint32), ValueError), (np.zeros(shape, np.int64), (TypeError, ValueError)),
                      ([0, 0, 0], (TypeError, ValueError))):
         with pytest.raises(cls):
-            f(good, good, out=out)
+            f(good, out=out)
     ro = np.zeros(shape, np.uint32)
     ro.flags.writeable = False
     with pytest.raises(ValueError):
-        f(good, good, out=ro)
+        f(good, out=ro)
+    f(good, out=np.zeros(shape, np.int32 if spec.outputs[0].signed else np.uint32))   # the right one: accepted
 
 
 def test_overlap_refused_nothing_written(ctx):

@@ -1,5 +1,8 @@
-"""Property-based tests (hypothesis) of the Python package: the laws add, sub, mul and mullo obey, checked on small
+"""Property-based tests (hypothesis) of the Python package: the laws add, sub, mul and mullo obey (and divrem,
+mod, gcd, modinv, mulmod), checked on small
 batches of generated values at the sizes this build serves (few examples: each runs a kernel on PoCL)."""
+
+import math
 
 import pytest
 
@@ -90,4 +93,33 @@ def test_mul_distributes_over_add(ctx):
         left = ctx.mullo(a, ctx.add(b, c, bits), bits)
         right = ctx.add(ctx.mullo(a, b, bits), ctx.mullo(a, c, bits), bits)
         assert left == right
+    prop()
+
+
+def test_divrem_recombines(ctx):
+    """q d + rem = a and rem < d for dividends of up to 2 bits bits (abits derived), and mod is divrem's rem."""
+    @SETTINGS
+    @given(batches(ctx, "divrem", operands=3))
+    def prop(case):
+        bits, hi, lo, d = case
+        a = [x << bits | y for x, y in zip(hi, lo)]
+        d = [y or 1 for y in d]   # the divisor must be nonzero
+        q, r = ctx.divrem(a, d, bits=bits)
+        assert all(x * y + z == w and z < y for x, y, z, w in zip(q, d, r, a))
+        assert ctx.mod(a, d, bits=bits) == r
+    prop()
+
+
+def test_gcd_divides_and_modinv_inverts(ctx):
+    """gcd(a, b) divides both and is gcd(b, a); where it is 1 (b > 1), modinv(a, b) a = 1 mod b (mulmod)."""
+    @SETTINGS
+    @given(batches(ctx, "gcd"))
+    def prop(case):
+        bits, a, b = case
+        g = ctx.gcd(a, b, bits=bits)
+        assert g == ctx.gcd(b, a, bits=bits) == [math.gcd(x, y) for x, y in zip(a, b)]
+        m = [y or 1 for y in b]
+        inv, ok = ctx.modinv(a, m, bits=bits, return_ok=True)
+        assert ok == [int(math.gcd(x, y) == 1) for x, y in zip(a, m)]
+        assert ctx.mulmod(inv, a, m, bits=bits) == [int(k and y > 1) for k, y in zip(ok, m)]
     prop()

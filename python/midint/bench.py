@@ -36,6 +36,13 @@ def bytes_moved(op, bits):
                    not p.fallback)
 
 
+def plain(spec):
+    """Whether the benchmark's random operands suit the operation: at most two inputs, all of bits bits, with no
+    rules (not divrem, mod, mulmod, powm, modinv: their divisors and moduli, widths and flags)."""
+    return (len(spec.inputs) <= 2 and not any(p.width_scalar or p.nonzero or p.odd for p in spec.inputs)
+            and not any(p.width or p.flag for p in spec.scalars))
+
+
 def c_args(op, r, a, b):
     """midint_run's buffers (r the first output, a and b the inputs in order, the rest NULL) and scalars (SHIFT)."""
     spec, ins = OPS[op], iter((a, b))
@@ -272,6 +279,10 @@ def main(argv=None):
         overhead(ctx)
         t = Table(args.csv)
         for op in args.ops.split(","):
+            if op in OPS and not plain(OPS[op]):
+                print(f"{op:6} skipped: midint.bench times operations on random operands of bits bits; {op}'s have "
+                      f"rules or widths of their own (divisors, odd moduli, abits, ebits)")
+                continue
             for bits in map(int, args.sizes.split(",")):
                 if bits > ctx.max_bits(op):
                     print(f"{op:6} {bits:>6}  skipped: above the largest {op} size of this build "

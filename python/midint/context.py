@@ -12,8 +12,8 @@ import numpy as np
 
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
-from .convert import ints_to_limbs, limbs_to_ints
-from .ops import OPS, OUTPUT
+from .convert import _checked, ints_to_limbs, limbs_to_ints
+from .ops import MAX_WIDTH_BITS, OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
 BACKEND_NAMES = {1: "cuda", 2: "opencl"}
@@ -483,9 +483,11 @@ class Context:
         self._call(self._lib.midint_workspace_size, self._h, spec.code, bits, count, ctypes.byref(n))
 
     def _run(self, spec, args, kw):
-        """ctx.<op>(*inputs, *scalars, bits=None, out=None, stream=None, return_<flag>=False, **scalars): the
-        operation's inputs of bits-bit integers positionally, then its scalars (or by name); a scalar whose operation
-        takes a per-instance array instead (shl's shift, shifts) may be given a sequence or array of counts."""
+        """ctx.<op>(*inputs, *scalars, bits=None, *optional scalars, out=None, stream=None, return_<flag>=False,
+        **scalars): the operation's inputs of integers positionally, then the scalars it needs (or by name), bits,
+        then those it may leave out (a width: derived from the operands, _widths; a flag: 0); a scalar whose
+        operation takes a per-instance array instead (shl's shift, shifts) may be given a sequence or array of
+        counts."""
         if self._h is None:
             raise value_error("the midint context is closed")
         call = _Call(spec, args, kw)
@@ -506,32 +508,41 @@ class Context:
                 raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
                                   f"arithmetic)", "MIDINT_ERR_INVALID_BITS")
             self._check_bits(spec, bits, max(count, 1))
-            ins = [_numpy_operand(ints_to_limbs(o.obj, bits, p.name), p.name) for o, p in zip(ins, spec.inputs)]
+            values = self._int_widths(spec, call, ins, bits)
+            ins = [_numpy_operand(ints_to_limbs(values.get(p.name, o.obj), 32 * p.words(bits, call.scalars), p.name),
+                                  p.name) for o, p in zip(ins, spec.inputs)]
         else:
-            words = ins[0].words
-            if any(o.words != words for o in ins):
-                raise value_error(f"{spec.name}: operands of different widths ({', '.join(str(o.words) for o in ins)}"
-                                  f" words per integer)", "MIDINT_ERR_INVALID_BITS")
-            if bits is None:
-                bits = 32 * words
-            elif bits != 32 * words:
-                raise value_error(f"{spec.name}: bits={bits} but the arrays hold {words} words ({32 * words} bits) "
-                                  f"per integer", "MIDINT_ERR_INVALID_BITS")
+            sized = [(o, p) for o, p in zip(ins, spec.inputs) if p.width_scalar is None]   # bits/32 words each
+            if sized:
+                words = sized[0][0].words
+                if any(o.words != words for o, _ in sized):
+                    raise value_error(f"{spec.name}: operands of different widths ("
+                                      f"{', '.join(f'{p.name}: {o.words}' for o, p in sized)} words per integer)",
+                                      "MIDINT_ERR_INVALID_BITS")
+                if bits is None:
+                    bits = 32 * words
+                elif bits != 32 * words:
+                    raise value_error(f"{spec.name}: bits={bits} but the arrays hold {words} words ({32 * words} "
+                                      f"bits) per integer", "MIDINT_ERR_INVALID_BITS")
+            elif bits is None:
+                raise value_error(f"{spec.name}: bits= is required (no operand is bits wide)",
+                                  "MIDINT_ERR_INVALID_BITS")
             _bits_arg(bits)
+            self._array_widths(spec, call, ins, bits)
             if count == 0:
                 self._check_bits(spec, bits, 1)
         host = kind in ("ints", "numpy")
         if kind == "cuda":
             call.stream = self._cuda_inputs(spec.name, ins, [p.name for p in spec.inputs], call.stream)
         counts = {name: self._counts_operand(v, kind, count, spec, name) for name, v in call.per_instance.items()}
-        outs = self._outputs(spec, call, kind, count, bits, host)
+        outs, given = self._outputs(spec, call, kind, count, bits, host)
         if count:
             bufs, given_ins = [], iter(ins)
             for p in spec.buffers:
                 if p.kind == OUTPUT:
                     o = outs.get(p.name)
                     bufs.append(None if o is None else o.ctypes.data if host else _device_ptr(o))
-                elif p.words_per_n:
+                elif p.is_number:
                     bufs.append(next(given_ins).ptr)
                 else:
                     c = counts.get(p.name)
@@ -549,34 +560,81 @@ class Context:
                 continue
             r = outs[p.name]
             if kind == "ints":
-                r = limbs_to_ints(r) if p.words_per_n else (r.view(np.int32) if p.signed else r).tolist()
-            elif kind == "numpy" and p.signed and r is not call.out:
+                r = limbs_to_ints(r) if p.is_number else (r.view(np.int32) if p.signed else r).tolist()
+            elif kind == "numpy" and p.signed and p.name not in given:
                 r = r.view(np.int32)
-            elif kind == "cuda" and call.out is None:
+            elif kind == "cuda" and p.name not in given:
                 r = _like(ins[0].obj, r)
             results.append(r)
         return results[0] if len(results) == 1 else tuple(results)
 
+    def _int_widths(self, spec, call, ins, bits):
+        """The width scalars of a call on lists of ints (call.scalars[name] set where None): a width given is
+        checked, one left out is derived from the values: for a width bounded by a multiple of bits (divrem's and
+        mod's abits, at most 2 bits) the smallest multiple of bits that holds every value (bits, else 2 bits); for
+        an unbounded one (powm's ebits) the smallest positive multiple of 32 that holds every value. A value wider
+        than its width is refused here, naming the instance. Returns {input name: its values as a list of ints}."""
+        out = {}
+        for s in spec.widths:
+            users = [(o, p) for o, p in zip(ins, spec.inputs) if p.width_scalar == s.name]
+            lens = {}
+            for o, p in users:
+                out[p.name] = _checked(o.obj, MAX_WIDTH_BITS, p.name)
+                lens[p.name] = [v.bit_length() for v in out[p.name]]
+            need = max((n for ls in lens.values() for n in ls), default=0)
+            most, v = s.max_bits(bits), call.scalars[s.name]
+            if v is None:
+                v = bits * max(1, -(-need // bits)) if s.max_per_n else max(32, -(-need // 32) * 32)
+                limit, why = most, f"; {{p}} holds at most {most} bits ({s.name} {_width_bound(s)}, bits={bits})"
+            else:
+                _check_width(spec, s, v, bits)
+                limit, why = v, f", more than {s.name}={v}"
+            for o, p in users:
+                bad = next((i for i, n in enumerate(lens[p.name]) if n > limit), None)
+                if bad is not None:
+                    raise value_error(f"{spec.name}: {p.name}[{bad}] has {lens[p.name][bad]} bits"
+                                      + why.format(p=p.name))
+            call.scalars[s.name] = v
+        return out
+
+    def _array_widths(self, spec, call, ins, bits):
+        """The width scalars of a call on arrays: each from its operand's words per integer (32 x words); one given
+        must agree with it; both checked against the scalar's bounds."""
+        for o, p in zip(ins, spec.inputs):
+            if p.width_scalar is None:
+                continue
+            s, w = spec.param(p.width_scalar), 32 * o.words
+            given = call.scalars[s.name]
+            if given is not None and given != w:
+                raise value_error(f"{spec.name}: {s.name}={given} but {p.name} holds {o.words} words ({w} bits) per "
+                                  f"integer")
+            _check_width(spec, s, w, bits, f" ({p.name} holds {o.words} words per integer)" if given is None else "")
+            call.scalars[s.name] = w
+
     def _outputs(self, spec, call, kind, count, bits, host):
-        """{output name: array} for the outputs the call writes: the required ones, and the optional ones asked for
-        (return_<name>=True); out= is the first output's array, checked before anything runs."""
-        outs = {}
+        """({output name: array}, names given by out=) for the outputs the call writes: the required ones, and the
+        optional ones asked for (return_<name>=True); out= arrays (the first output's, or one per output returned)
+        checked before anything runs."""
+        outs, given = {}, call.outs(spec)
         alloc = (lambda shape: np.empty(shape, np.uint32)) if host else self._device_alloc(kind)
-        for i, p in enumerate(spec.outputs):
+        for p in spec.outputs:
             if p.optional and not call.returns.get(p.name):
                 continue
-            shape = (count, p.words(bits)) if p.words_per_n else (count,)
-            if i == 0 and call.out is not None:
+            shape = (count, p.words(bits, call.scalars)) if p.is_number else (count,)
+            out = given.get(p.name)
+            if out is not None:
+                label = "out" if isinstance(call.out, np.ndarray) or not isinstance(call.out, (tuple, list)) \
+                    else f"out ({p.name})"
                 if len(shape) == 2:
-                    self._out_operand(call.out, "numpy" if host else kind, shape, spec.name)
-                elif not (isinstance(call.out, np.ndarray) and host and call.out.shape == shape and
-                          call.out.dtype in (np.uint32, np.int32) and call.out.flags.c_contiguous and
-                          call.out.flags.writeable):
-                    raise value_error(f"out must be a writable C-contiguous NumPy (u)int32 array of shape {shape}")
-                outs[p.name] = call.out   # returned as given (an int32 array for a signed result stays one)
+                    self._out_operand(out, "numpy" if host else kind, shape, spec.name, label)
+                elif not (isinstance(out, np.ndarray) and host and out.shape == shape and
+                          out.dtype in (np.uint32, np.int32) and out.flags.c_contiguous and out.flags.writeable):
+                    raise value_error(f"{label} must be a writable C-contiguous NumPy (u)int32 array of shape "
+                                      f"{shape}")
+                outs[p.name] = out   # returned as given (an int32 array for a signed result stays one)
             else:
                 outs[p.name] = alloc(shape)
-        return outs
+        return outs, set(given)
 
     def _counts_operand(self, v, kind, count, spec, name):
         """Per-instance counts (a sequence, a NumPy array or, for device calls, a device array of count uint32) as
@@ -638,6 +696,19 @@ def _bits_arg(bits):
     if not 0 <= bits < 1 << 32:
         raise value_error(f"bits={bits} is out of range; it must be a positive multiple of 32",
                           "MIDINT_ERR_INVALID_BITS")
+
+
+def _width_bound(s):
+    return f"at most {s.max_per_n} x bits" if s.max_per_n else "at most MAX_WIDTH_BITS = 2^26"
+
+
+def _check_width(spec, s, v, bits, why=""):
+    """A width scalar's value: a positive multiple of 32 within its bound (the library's own check, made before any
+    value is converted or written)."""
+    most = s.max_bits(bits)
+    if v <= 0 or v % 32 or v > most:
+        raise value_error(f"{spec.name}: {s.name} is {v}{why}; it must be a positive multiple of 32 and at most "
+                          f"{most} ({_width_bound(s)}, bits={bits})")
 
 
 def _shape_arg(shape):
@@ -705,18 +776,36 @@ def _spec_of_method(name):
 def _op_doc(spec):
     """ctx.<op>'s docstring from the library's descriptor."""
     ins = ", ".join(p.name for p in spec.inputs)
-    extra = ", ".join(p.name for p in spec.scalars)
+    needed = ", ".join(p.name for p in spec.scalars if not (p.width or p.flag))
+    later = ", ".join(f"{p.name}={'None' if p.width else '0'}" for p in spec.scalars if p.width or p.flag)
     flags = ", ".join(f"return_{p.name}=False" for p in spec.outputs if p.optional)
-    sig = ", ".join(x for x in (ins, extra, "bits=None", "*", "out=None", flags, "stream=None") if x)
+    sig = ", ".join(x for x in (ins, needed, "bits=None", later, "*", "out=None", flags, "stream=None") if x)
     per = [p for p in spec.buffers if p.fallback]
     if per:
         sig += "; " + ", ".join(f"{p.fallback}= may be a sequence of counts, one per instance ({p.name})" for p in per)
-    return f"ctx.{spec.method}({sig}): {spec.summary} (reference: {spec.reference})"
+    notes = []
+    for p in spec.inputs:
+        if p.width_scalar is not None:
+            s = spec.param(p.width_scalar)
+            notes.append(f"{p.name} is {s.name} bits wide ({s.name}: a positive multiple of 32, {_width_bound(s)}; "
+                         f"None: from the arrays' width, or for ints the smallest "
+                         f"{'multiple of bits' if s.max_per_n else 'multiple of 32'} that holds every {p.name})")
+        if p.nonzero or p.odd:
+            notes.append(f"every {p.name} must be {'odd' if p.odd else 'nonzero'}")
+    if len([p for p in spec.outputs if not p.optional]) > 1 or any(p.optional for p in spec.outputs):
+        notes.append("out= may be a tuple with one array (or None) per output returned")
+    extra = "; ".join(notes)
+    return f"ctx.{spec.method}({sig}): {spec.summary}{' (' + extra + ')' if extra else ''} (reference: " \
+           f"{spec.reference})"
 
 
 class _Call:
     """The arguments of ctx.<op>(...) sorted out from the operation's descriptor: its inputs, scalars, per-instance
-    arrays that stand for a scalar, which optional outputs to return, and bits/out/stream."""
+    arrays that stand for a scalar, which optional outputs to return, and bits/out/stream.
+
+    Positionally: the inputs, then the scalars every call must give (shl's shift), then bits, then the scalars that
+    may be left out: widths (divrem's abits, powm's ebits: None here, derived from the operands by _run) and flags
+    (powm's secret: 0)."""
 
     def __init__(self, spec, args, kw):
         kw = dict(kw)
@@ -731,20 +820,25 @@ class _Call:
                               f"({', '.join(p.name for p in spec.inputs)}); {len(args)} given",
                               "MIDINT_ERR_INVALID_ARGUMENT")
         self.inputs = args[:n_in]
-        extra = args[n_in:]   # the scalars, then bits (ctx.add(a, b, 512), ctx.shl(a, 3, 512))
-        if len(extra) > len(spec.scalars) + 1:
-            raise type_error(f"{spec.name} takes {n_in + len(spec.scalars) + 1} positional arguments; "
-                             f"{len(args)} given")
-        if len(extra) == len(spec.scalars) + 1:
+        extra = args[n_in:]   # required scalars, bits, optional scalars (ctx.add(a, b, 512), ctx.shl(a, 3, 512))
+        leave_out = {p.name for p in spec.scalars if p.width or p.flag}
+        order = ([p.name for p in spec.scalars if p.name not in leave_out] + ["bits"] +
+                 [p.name for p in spec.scalars if p.name in leave_out])
+        if len(extra) > len(order):
+            raise type_error(f"{spec.name} takes {n_in + len(order)} positional arguments ("
+                             f"{', '.join([p.name for p in spec.inputs] + order)}); {len(args)} given")
+        values = dict(zip(order, extra))
+        if "bits" in values:
             if self.bits is not None:
                 raise type_error(f"{spec.name}() got bits twice")
-            self.bits = extra[-1]
-        values = {p.name: v for p, v in zip(spec.scalars, extra)}
+            self.bits = values.pop("bits")
         by_fallback = {p.fallback: p for p in spec.buffers if p.fallback}
         known = {p.name for p in spec.scalars} | {p.name for p in by_fallback.values()}
         for k, v in kw.items():
             if k not in known:
                 raise type_error(f"{spec.name}() got an unexpected keyword argument {k!r}")
+            if k in values:
+                raise type_error(f"{spec.name}() got {k} twice")
             values[k] = v
         self.scalars, self.per_instance = {}, {}
         for p in spec.scalars:
@@ -754,9 +848,30 @@ class _Call:
                 v = 0 if v is None else v
             elif fb is not None and v is not None and not isinstance(v, int):   # an array: one count per instance
                 self.per_instance[fb.name], v = v, 0
+            if v is None and p.flag:
+                v = 0
+            if v is None and p.width:   # derived from the operands (Context._widths)
+                self.scalars[p.name] = None
+                continue
             if v is None:
                 raise type_error(f"{spec.name}() needs {p.name}" + (f" (or {fb.name}: one per instance)" if fb else ""))
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 32:
                 raise value_error(f"{spec.name}: {p.name}={v!r} is not an int in 0 .. 2^32 - 1",
                                   "MIDINT_ERR_INVALID_ARGUMENT")
+            if p.flag and v > 1:
+                raise value_error(f"{spec.name}: {p.name} is {v}; it must be 0 or 1")
             self.scalars[p.name] = v
+
+    def outs(self, spec):
+        """{output name: array} given by out=: one array (the first output's), or a tuple or list of arrays (None:
+        allocate that one) for the outputs the call returns, in order."""
+        if self.out is None:
+            return {}
+        returned = [p for p in spec.outputs if not p.optional or self.returns.get(p.name)]
+        if not isinstance(self.out, (tuple, list)):
+            return {returned[0].name: self.out}
+        if len(self.out) != len(returned):
+            raise value_error(f"{spec.name}: out= holds {len(self.out)} entries; the call returns {len(returned)} "
+                              f"output{'s' if len(returned) != 1 else ''} ({', '.join(p.name for p in returned)}): "
+                              f"pass one array, or a tuple of one array (or None) per output")
+        return {p.name: o for p, o in zip(returned, self.out) if o is not None}

@@ -82,4 +82,4 @@ def expected(spec, values, bits):
         if p.fallback and p.name not in values:
             values[p.name] = values[p.fallback]
     got = evaluate(spec.reference, values, bits)
-    return {p.name: reduce(got[p.name], p.words(bits), p.signed) for p in spec.outputs}
+    return {p.name: reduce(got[p.name], p.words(bits, values), p.signed) for p in spec.outputs}

@@ -1,0 +1,264 @@
+"""Division and modular arithmetic from Python (ctx.divrem, mod, mulmod, powm, gcd, modinv) against Python's own
+integers (divmod, pow, math.gcd, pow(a, -1, m)): edge values of every operand, width scalars derived and given (the
+dividend's abits, the exponent's ebits), ints and NumPy arrays and DeviceArrays, in place, and the errors (a zero
+divisor or even modulus named by instance, bad widths and flags), nothing written where a call is refused. Small on
+purpose: sizes up to 1024 bits and few instances (powm at 1024 bits costs ~10-50 ms an instance on PoCL)."""
+
+import math
+import random
+
+import pytest
+
+from python_support import ctx, midint, np, sizes_for  # noqa: F401  (ctx: fixture)
+
+CANARY = 0xDEADBEEF
+
+
+def sizes(ctx, op, limit=1024):
+    got = [s for s in sizes_for(ctx.backend, op) if s <= limit]
+    if not got:
+        pytest.skip(f"no {op} variant up to {limit} bits generated for {ctx.backend}")
+    return got
+
+
+def moduli(bits, rng, odd=False):
+    """Divisors / moduli at their edges: 1, 3, 2^k - 1, 2^k, 2^k + 1, the largest value, random ones of every
+    length; made odd (bit 0 set) where the operation wants it."""
+    top = (1 << bits) - 1
+    ms = [1, 3, 2, top, top - 1, 1 << (bits - 1), (1 << (bits - 1)) + 1, rng.getrandbits(bits) | 1 << (bits - 1),
+          rng.getrandbits(bits // 2) | 1]
+    for k in sorted({32, bits // 2, bits - 32}):
+        ms += [(1 << k) - 1, 1 << k, (1 << k) + 1]
+    ms = [m | 1 if odd else m for m in ms]
+    return list(dict.fromkeys(m for m in ms if 0 < m <= top))
+
+
+def limbs(values, bits):
+    return midint.ints_to_limbs(values, bits).copy()
+
+
+# ---- divrem and mod ----
+
+def dividends(d, abits, rng):
+    """Dividends of abits bits around divisor d: 0, d - 1, d, d + 1, d q + d - 1, d q, all-ones, random."""
+    top = (1 << abits) - 1
+    q = rng.getrandbits(max(1, abits - d.bit_length()))
+    xs = [0, d - 1, d, d + 1, d * q + d - 1, d * q, top, rng.getrandbits(abits), rng.getrandbits(abits // 2)]
+    return [x for x in xs if 0 <= x <= top]
+
+
+def divrem_batch(bits, abits, rng):
+    a, d = [], []
+    for m in moduli(bits, rng):
+        xs = dividends(m, abits, rng)
+        a += xs
+        d += [m] * len(xs)
+    return a, d
+
+
+def test_divrem_and_mod_ints(ctx):
+    rng = random.Random("divrem")
+    for bits in sizes(ctx, "divrem"):
+        a, d = divrem_batch(bits, 2 * bits, rng)
+        want = [divmod(x, y) for x, y in zip(a, d)]
+        q, r = ctx.divrem(a, d, bits=bits)   # abits derived: 2 bits (some dividend is wider than bits)
+        assert [(x, y) for x, y in zip(q, r)] == want, bits
+        assert ctx.mod(a, d, bits=bits) == [w[1] for w in want]
+        small = [x % (1 << bits) for x in a]   # every dividend within bits: abits = bits
+        assert ctx.divrem(small, d, bits=bits) == tuple(map(list, zip(*[divmod(x, y) for x, y in zip(small, d)])))
+        assert ctx.mod(small, d, bits, 2 * bits) == [x % y for x, y in zip(small, d)]   # abits given (positionally)
+
+
+def test_divrem_arrays_and_widths(ctx):
+    """abits from the dividend array's width: 2 bits, bits, bits + 32 and a width below bits; q is abits wide."""
+    rng = random.Random("divrem-arrays")
+    bits = sizes(ctx, "divrem")[-1]
+    for abits in (2 * bits, bits, bits + 32, 64):
+        a, d = divrem_batch(bits, abits, rng)
+        na, nd = limbs(a, abits), limbs(d, bits)
+        q, r = ctx.divrem(na, nd)
+        assert q.shape == (len(a), abits // 32) and r.shape == (len(a), bits // 32)
+        assert midint.limbs_to_ints(q) == [x // y for x, y in zip(a, d)], abits
+        assert midint.limbs_to_ints(r) == [x % y for x, y in zip(a, d)], abits
+        assert midint.limbs_to_ints(ctx.mod(na, nd, abits=abits)) == [x % y for x, y in zip(a, d)]
+        dq, dr = ctx.divrem(ctx.to_device(na), ctx.to_device(nd))   # device calls
+        assert dq.shape == q.shape and (dq.get() == q).all() and (dr.get() == r).all()
+        assert ctx.divrem(a, d, bits=bits, abits=abits)[0] == midint.limbs_to_ints(q)
+
+
+def test_divrem_in_place(ctx):
+    """q over a and rem over d at once (out= a tuple), and mod's r over d."""
+    rng = random.Random("divrem-in-place")
+    bits = sizes(ctx, "divrem")[0]
+    a, d = divrem_batch(bits, 2 * bits, rng)
+    na, nd = limbs(a, 2 * bits), limbs(d, bits)
+    q, r = ctx.divrem(na, nd, out=(na, nd))
+    assert q is na and r is nd
+    assert midint.limbs_to_ints(na) == [x // y for x, y in zip(a, d)]
+    assert midint.limbs_to_ints(nd) == [x % y for x, y in zip(a, d)]
+    nd = limbs(d, bits)
+    assert ctx.mod(limbs(a, 2 * bits), nd, out=nd) is nd
+    assert midint.limbs_to_ints(nd) == [x % y for x, y in zip(a, d)]
+    dd = ctx.to_device(d, bits)
+    q, r = ctx.divrem(ctx.to_device(a, 2 * bits), dd, out=(None, dd))
+    assert r is dd and dd.to_ints() == [x % y for x, y in zip(a, d)] and q.to_ints() == [x // y for x, y in zip(a, d)]
+
+
+def test_divrem_errors(ctx):
+    bits = sizes(ctx, "divrem")[0]
+    w = bits // 32
+    a, d = [5, 6, 7, 8, 9], [1, 2, 3, 0, 0]
+    na, nd = limbs(a, 2 * bits), limbs(d, bits)
+    q, r = np.full((5, 2 * w), CANARY, np.uint32), np.full((5, w), CANARY, np.uint32)
+    for args in ((a, d), (na, nd)):
+        with pytest.raises(ValueError) as e:
+            ctx.divrem(*args, bits=bits, out=(q, r) if args[0] is na else None)
+        assert isinstance(e.value, midint.MidintValueError) and e.value.status == "MIDINT_ERR_INVALID_ARGUMENT"
+        assert "d[3] is zero; every d must be nonzero" in str(e.value)
+    assert (q == CANARY).all() and (r == CANARY).all()
+    dr = ctx.to_device(r)
+    with pytest.raises(ValueError, match=r"d\[3\] is zero"):   # the library reads the device's divisors back
+        ctx.mod(ctx.to_device(na), ctx.to_device(nd), out=dr)
+    assert (dr.get() == CANARY).all()
+    with pytest.raises(ValueError, match=r"mod: d\[0\] is zero"):
+        ctx.mod([1], [0], bits=bits)
+    # widths: above 2 bits, not a multiple of 32, zero; a dividend wider than its width
+    for abits in (2 * bits + 32, bits + 1, 0):
+        with pytest.raises(ValueError, match=f"abits is {abits}"):
+            ctx.divrem([1], [1], bits=bits, abits=abits)
+    with pytest.raises(ValueError, match=r"a\[1\] has .* bits, more than abits="):
+        ctx.divrem([1, 1 << bits], [1, 1], bits=bits, abits=bits)
+    with pytest.raises(ValueError, match=r"a\[0\] has .* bits; a holds at most"):
+        ctx.mod([1 << (2 * bits), 1], [1, 1], bits=bits)
+    with pytest.raises(ValueError, match=f"abits is {2 * bits + 32}"):   # an array wider than 2 bits
+        ctx.divrem(np.ones((2, 2 * w + 1), np.uint32), np.ones((2, w), np.uint32))
+    with pytest.raises(ValueError, match="abits=64 but a holds"):
+        ctx.divrem(na, nd, abits=64)
+    with pytest.raises(ValueError, match=r"q \(0, 0\)|shape"):   # out= of a's width, not bits'
+        ctx.divrem(na, limbs([1] * 5, bits), out=np.zeros((5, w), np.uint32))
+
+
+# ---- mulmod ----
+
+def test_mulmod(ctx):
+    rng = random.Random("mulmod")
+    for bits in sizes(ctx, "mulmod"):
+        top = (1 << bits) - 1
+        a, b, m = [], [], []
+        for mod in moduli(bits, rng):
+            for x, y in ((0, top), (top, top), (mod - 1, mod - 1), (mod, 5), (mod + 1 & top, mod + 1 & top),
+                         (rng.getrandbits(bits), rng.getrandbits(bits))):
+                a.append(x), b.append(y), m.append(mod)
+        want = [x * y % z for x, y, z in zip(a, b, m)]
+        assert ctx.mulmod(a, b, m, bits=bits) == want, bits
+        nm = limbs(m, bits)
+        assert ctx.mulmod(limbs(a, bits), limbs(b, bits), nm, out=nm) is nm   # in place over the modulus
+        assert midint.limbs_to_ints(nm) == want
+    with pytest.raises(ValueError, match=r"m\[1\] is zero; every m must be nonzero"):
+        ctx.mulmod([1, 2], [3, 4], [5, 0], bits=bits)
+
+
+# ---- powm ----
+
+def test_powm(ctx):
+    """Odd moduli at their edges, exponents 0, 1, 2, all-ones, random, and wider than the modulus; secret=0 and 1."""
+    rng = random.Random("powm")
+    for bits in sizes(ctx, "powm"):
+        few = bits >= 1024   # ~10-50 ms an instance on PoCL at 1024 bits with a 1024-bit exponent
+        base, exp, m = [], [], []
+        ms = moduli(bits, rng, odd=True)
+        for k, mod in enumerate(ms[:4] if few else ms):
+            es = [0, 1, 2, (1 << bits) - 1, rng.getrandbits(bits)] if not few else [0, 1, 2, rng.getrandbits(bits)]
+            for j, e in enumerate(es):
+                base.append([0, 1, 2, mod - 1, mod, rng.getrandbits(bits)][(k + j) % 6])
+                exp.append(e)
+                m.append(mod)
+        want = [pow(x, e, z) for x, e, z in zip(base, exp, m)]
+        got = ctx.powm(base, exp, m, bits=bits)   # ebits: the smallest multiple of 32 holding every exponent
+        assert got == want, bits
+        assert ctx.powm(base, exp, m, bits=bits, secret=1) == want, bits
+        nb, nm = limbs(base, bits), limbs(m, bits)
+        ne = limbs(exp, bits)
+        assert ctx.powm(nb, ne, nm, out=nb) is nb and midint.limbs_to_ints(nb) == want   # in place over base
+        if not few:   # exponents wider than the modulus (ebits = 2 bits) and narrower (ebits = 32)
+            wide = [rng.getrandbits(2 * bits) for _ in m]
+            assert ctx.powm(base, wide, m, bits=bits) == [pow(x, e, z) for x, e, z in zip(base, wide, m)]
+            ne = limbs([e & 0xFFFFFFFF for e in wide], 32)
+            got = ctx.powm(limbs(base, bits), ne, limbs(m, bits), secret=1)
+            assert midint.limbs_to_ints(got) == [pow(x, e & 0xFFFFFFFF, z) for x, e, z in zip(base, wide, m)]
+
+
+def test_powm_errors(ctx):
+    bits = sizes(ctx, "powm")[0]
+    out = np.full((3, bits // 32), CANARY, np.uint32)
+    for m, what in (([5, 7, 4], r"m\[2\] is even; every m must be odd"), ([0, 7, 5], r"m\[0\] is zero")):
+        with pytest.raises(ValueError, match=what) as e:
+            ctx.powm(limbs([2, 3, 4], bits), limbs([5, 6, 7], 32), limbs(m, bits), out=out)
+        assert e.value.status == "MIDINT_ERR_INVALID_ARGUMENT"
+        assert (out == CANARY).all()
+    with pytest.raises(ValueError, match="secret is 2; it must be 0 or 1"):
+        ctx.powm([2], [3], [5], bits=bits, secret=2)
+    for ebits in (0, 33, (1 << 26) + 32):
+        with pytest.raises(ValueError, match=f"ebits is {ebits}"):
+            ctx.powm([2], [3], [5], bits=bits, ebits=ebits)
+    with pytest.raises(ValueError, match=r"exp\[1\] has 33 bits, more than ebits=32"):
+        ctx.powm([2, 2], [3, 1 << 32], [5, 5], bits=bits, ebits=32)
+    with pytest.raises(ValueError, match="ebits=64 but exp holds"):
+        ctx.powm(limbs([2], bits), limbs([3], 32), limbs([5], bits), ebits=64)
+
+
+# ---- gcd ----
+
+def test_gcd(ctx):
+    rng = random.Random("gcd")
+    for bits in sizes(ctx, "gcd"):
+        top = (1 << bits) - 1
+        g = rng.getrandbits(bits // 2) | 1
+        pairs = [(0, 0), (0, 5), (7, 0), (top, top), (top, 0), (1, top), (12, 18), (1 << (bits - 1), 1 << 40),
+                 (g * rng.getrandbits(bits // 2 - 1), g * rng.getrandbits(bits // 2 - 1)), (g << 7, g << 3),
+                 (top, (1 << (bits // 2)) - 1), (rng.getrandbits(bits), rng.getrandbits(bits))]
+        a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+        want = [math.gcd(x, y) for x, y in pairs]
+        assert ctx.gcd(a, b, bits=bits) == want, bits
+        nb = limbs(b, bits)
+        assert ctx.gcd(limbs(a, bits), nb, out=nb) is nb and midint.limbs_to_ints(nb) == want
+
+
+# ---- modinv ----
+
+def inverse(a, m):
+    if m == 1:
+        return 0, 1
+    try:
+        return pow(a, -1, m), 1
+    except ValueError:
+        return 0, 0
+
+
+def test_modinv(ctx):
+    rng = random.Random("modinv")
+    for bits in sizes(ctx, "modinv"):
+        a, m = [], []
+        for mod in moduli(bits, rng):
+            for x in (0, 1, 2, 3, mod - 1, mod, rng.getrandbits(bits), (mod * 3) & ((1 << bits) - 1)):
+                a.append(x), m.append(mod)
+        want = [inverse(x, y) for x, y in zip(a, m)]
+        assert any(ok for _, ok in want) and not all(ok for _, ok in want)
+        r, ok = ctx.modinv(a, m, bits=bits, return_ok=True)
+        assert list(zip(r, ok)) == want, bits
+        assert ctx.modinv(a, m, bits=bits) == [w[0] for w in want]
+        na = limbs(a, bits)
+        got, nok = ctx.modinv(na, limbs(m, bits), out=na, return_ok=True)
+        assert got is na and midint.limbs_to_ints(na) == [w[0] for w in want]
+        assert nok.dtype == np.uint32 and nok.tolist() == [w[1] for w in want]
+        okbuf = np.full(len(a), CANARY, np.uint32)
+        assert ctx.modinv(limbs(a, bits), limbs(m, bits), out=(None, okbuf), return_ok=True)[1] is okbuf
+        assert okbuf.tolist() == [w[1] for w in want]
+    with pytest.raises(ValueError, match=r"m\[1\] is zero; every m must be nonzero"):
+        ctx.modinv([1, 2], [3, 0], bits=bits)
+
+
+def test_out_tuple_errors(ctx):
+    bits = sizes(ctx, "divrem")[0]
+    with pytest.raises(ValueError, match="out= holds 1 entries; the call returns 2 outputs"):
+        ctx.divrem(limbs([1], 2 * bits), limbs([1], bits), out=(np.zeros((1, bits // 16), np.uint32),))
