@@ -144,6 +144,12 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         entries.append(Entry(v=v, shared_bytes=shared_bytes(v), plan=plan_kind, kernels=index,
                              block=max(kernels[i].block for i in index)))
 
+    # the device-side check of divisors and moduli (templates/kernel_check.j2): one kernel per backend, in a unit and
+    # program of its own
+    for backend in sorted({k.backend for k in kernels}):
+        name = f"check_values_{backend}"
+        kernels.append(Kernel(name, backend, "check", 0, 256, 0, 0, "check_values", "check_values",
+                              env.get_template("kernel_check.j2").render(name=name)))
     counters: dict[str, int] = defaultdict(int)
     for k in kernels:
         k.impl = counters[k.backend]

@@ -95,6 +95,8 @@ void midint_close(midint_context *ctx)
             midint_host_free(ctx, ctx->host_blocks->ptr);
         if (ctx->ntt_table)
             ctx->ops->free(ctx, ctx->ntt_table);
+        if (ctx->check_flag)
+            ctx->ops->free(ctx, ctx->check_flag);
         ctx->ops->close(ctx);
     }
     midint_tuning_free(ctx->tuning);

@@ -69,6 +69,8 @@ struct midint_context {
     int copy_pool_tried;
     midint_host_block *host_blocks; /* midint_host_alloc's blocks not yet freed */
     void *ntt_table;                /* NTT twiddle tables, made at the first NTT launch (ntt_tables.c) */
+    void *check_flag;               /* one word: the device-side check's first bad instance (ops.c), made at first
+                                     * need */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
     size_t workspace_cap;           /* midint_set_workspace_bytes */
     int forced_steps;               /* midint_force_variant(ctx, "steps"): expressions step by step where they can */

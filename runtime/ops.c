@@ -235,8 +235,60 @@ static midint_status check_scalars(midint_context *ctx, const call *c)
     return MIDINT_OK;
 }
 
-/* Buffers whose every instance must be nonzero or odd (divisors, moduli): read on host memory, or from the device
- * after waiting for the stream. The message names the first bad instance; nothing has been written. */
+/* The first instance of buffer i that breaks its rule (c->count when none): on host memory by a scan; on the
+ * device by the check kernel (templates/kernel_check.j2), at most 2^31 instances per launch, each launch's answer one
+ * word read back after waiting for the stream, so a device call moves 4 bytes to the host, not the buffer. */
+static midint_status first_bad_instance(midint_context *ctx, const call *c, unsigned i, void *stream, size_t *bad)
+{
+    const midint_param_info *p = &c->info->params[i];
+    size_t words = (size_t)words_of(c, i);
+    *bad = c->count;
+    if (c->mode != MIDINT_MODE_DEVICE) {
+        const uint32_t *w = c->buf[i];
+        for (size_t k = 0; k < c->count && *bad == c->count; k++) {
+            const uint32_t *x = w + k * words;
+            uint32_t any = 0;
+            for (size_t j = 0; j < words && !any; j++)
+                any |= x[j];
+            if (!any || ((p->rules & MIDINT_RULE_ODD) && !(x[0] & 1u)))
+                *bad = k;
+        }
+        return MIDINT_OK;
+    }
+    const midint_kernel *k = NULL;
+    for (size_t j = 0; j < midint_kernel_count && !k; j++)
+        if (midint_kernels[j].role == MIDINT_ROLE_CHECK && midint_kernels[j].backend == ctx->ops->id)
+            k = &midint_kernels[j];
+    midint_status st = MIDINT_OK;
+    if (!k)
+        return midint_fail(ctx, MIDINT_ERR_DEVICE, "no check kernel for the %s backend (make gen)", ctx->ops->name);
+    if (!ctx->check_flag && (st = ctx->ops->alloc(ctx, 4, &ctx->check_flag)) != MIDINT_OK)
+        return st;
+    const size_t step = (size_t)1 << 31;
+    for (size_t first = 0; first < c->count && *bad == c->count && st == MIDINT_OK; first += step) {
+        size_t m = c->count - first < step ? c->count - first : step;
+        uint32_t flag = UINT32_MAX;
+        midint_launch l;
+        memset(&l, 0, sizeof l);
+        l.r = ctx->check_flag;
+        l.a = c->buf[i];
+        l.count = first + m;
+        l.inst0 = first;
+        l.n = (uint32_t)words;
+        l.x0 = p->rules & MIDINT_RULE_ODD ? 2u : 1u;
+        l.grid = (m + k->block - 1) / k->block;
+        if ((st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK &&   /* the stream's writes to the buffer first */
+            (st = ctx->ops->upload(ctx, ctx->check_flag, &flag, 4)) == MIDINT_OK &&
+            (st = ctx->ops->launch(ctx, k, &l, stream)) == MIDINT_OK &&
+            (st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK &&
+            (st = ctx->ops->download(ctx, &flag, ctx->check_flag, 4)) == MIDINT_OK && flag != UINT32_MAX)
+            *bad = first + flag;
+    }
+    return st;
+}
+
+/* Buffers whose every instance must be nonzero or odd (divisors, moduli). The message names the first bad instance;
+ * nothing has been written. */
 static midint_status check_instances(midint_context *ctx, const call *c, void *stream)
 {
     char b1[64];
@@ -244,37 +296,32 @@ static midint_status check_instances(midint_context *ctx, const call *c, void *s
         const midint_param_info *p = &c->info->params[i];
         if (!is_buffer(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
             continue;
-        const uint32_t *w = c->buf[i];
-        uint32_t *copy = NULL;
+        size_t bad;
+        midint_status st = first_bad_instance(ctx, c, i, stream, &bad);
+        if (st != MIDINT_OK)
+            return midint_fail(ctx, st, "%s: checking %s: %s", c->fn, label(c, i, b1, sizeof b1), ctx->msg);
+        if (bad == c->count)
+            continue;
+        /* what the bad instance is (zero, or even): on the device, read just it */
+        size_t words = (size_t)words_of(c, i);
+        uint32_t any = 0, *x = malloc(words * 4);
+        if (!x)
+            return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
         if (c->mode == MIDINT_MODE_DEVICE) {
-            midint_status st;
-            if (!(copy = malloc(c->bytes[i])))
-                return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->fn);
-            if ((st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK ||
-                (st = ctx->ops->download(ctx, copy, c->buf[i], c->bytes[i])) != MIDINT_OK) {
-                free(copy);
-                return midint_fail(ctx, st, "%s: reading %s to check it: %s", c->fn, label(c, i, b1, sizeof b1),
-                                   ctx->msg);
+            if ((st = ctx->ops->download_async(ctx, x, c->buf[i], bad * words * 4, words * 4, stream)) != MIDINT_OK ||
+                (st = ctx->ops->synchronize(ctx, stream)) != MIDINT_OK) {
+                free(x);
+                return midint_fail(ctx, st, "%s: reading %s: %s", c->fn, label(c, i, b1, sizeof b1), ctx->msg);
             }
-            w = copy;
+        } else {
+            memcpy(x, (const uint32_t *)c->buf[i] + bad * words, words * 4);
         }
-        size_t words = (size_t)words_of(c, i), bad = c->count;
-        const char *what = "";
-        for (size_t k = 0; k < c->count && bad == c->count; k++) {
-            const uint32_t *x = w + k * words;
-            uint32_t any = 0;
-            for (size_t j = 0; j < words; j++)
-                any |= x[j];
-            if ((p->rules & MIDINT_RULE_NONZERO) && !any)
-                bad = k, what = "zero";
-            else if ((p->rules & MIDINT_RULE_ODD) && !(x[0] & 1u))
-                bad = k, what = any ? "even" : "zero";
-        }
-        free(copy);
-        if (bad < c->count)
-            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s[%zu] is %s; every %s must be %s", c->fn,
-                               label(c, i, b1, sizeof b1), bad, what, p->name,
-                               p->rules & MIDINT_RULE_ODD ? "odd" : "nonzero");
+        for (size_t j = 0; j < words; j++)
+            any |= x[j];
+        free(x);
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s[%zu] is %s; every %s must be %s", c->fn,
+                           label(c, i, b1, sizeof b1), bad, any ? "even" : "zero", p->name,
+                           p->rules & MIDINT_RULE_ODD ? "odd" : "nonzero");
     }
     return MIDINT_OK;
 }

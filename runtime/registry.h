@@ -25,7 +25,8 @@ typedef enum midint_role {
     MIDINT_ROLE_CRT = 6,       /* NTT grid: residues to result words, tile by tile */
     MIDINT_ROLE_EXPR = 7,      /* a fused expression: the whole of it (expr grid: its tiles, carry in 0); takes the
                                 * buffers io0..io7 (launch.h) */
-    MIDINT_ROLE_MAP = 8        /* map family: Q words per thread of the flat array of count x n words */
+    MIDINT_ROLE_MAP = 8,       /* map family: Q words per thread of the flat array of count x n words */
+    MIDINT_ROLE_CHECK = 9      /* the device-side check of divisors and moduli (one per backend; runtime/ops.c) */
 } midint_role;
 
 typedef struct midint_kernel {
