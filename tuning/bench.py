@@ -95,8 +95,7 @@ def mod_table(m, ops, gen, asked, args):
     rows = []
     for op in mod_ops:
         for bits in asked or gen[op]:
-            for a in MOD_ROWS.get(op, ("",)):
-                a = f"ebits={bits}" if a == "full" else a
+            for a in dict.fromkeys(f"ebits={bits}" if a == "full" else a for a in MOD_ROWS.get(op, ("",))):
                 ebits = int(a.split("=")[1]) if a.startswith("ebits=") else bits
                 count = max(1, min(args.words // (bits // 32), max(MOD_MIN_COUNT,
                                                                    int(MOD_WORK // mod_cost(op, bits, ebits)))))
@@ -105,7 +104,7 @@ def mod_table(m, ops, gen, asked, args):
                     print(f"{op:7} {bits:6d} {a:11} {count:9d}  failed: {' '.join(f[8:])}")
                     continue
                 ms, name = float(f[6]), f[4]
-                gcount = max(1, min(count, 1 << 16))   # GMP on a sample of the batch
+                gcount = max(1, min(count, 1 << 14))   # GMP on a sample of the batch
                 g = m.ask(f"gmpop {op} {bits} {gcount} {args.threads} {a}".rstrip())
                 minst = count / ms / 1e3
                 gmp_minst = gcount / float(g[5]) / 1e6 if g[5] != "none" else float("nan")
