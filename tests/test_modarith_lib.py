@@ -168,21 +168,26 @@ def driver_source(sizes):
     return "\n".join(parts)
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
+def build_driver(tmp_path_factory, name, sizes):
+    """The checking driver for the lib rendered at `sizes` (N words each), built with cc and GMP (skips without)."""
     cc = shutil.which("cc")
     if cc is None or not GMP_H.exists():
         pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
-    d = tmp_path_factory.mktemp("modarith")
-    src = d / "modarith_check.c"
-    src.write_text(driver_source(SIZES))
-    exe = d / "modarith_check"
+    d = tmp_path_factory.mktemp(name)
+    src = d / f"{name}_check.c"
+    src.write_text(driver_source(sizes))
+    exe = d / f"{name}_check"
     res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe), "-lgmp"],
                          capture_output=True, text=True)
     if res.returncode != 0 and "gmp" in res.stderr and ("No such file" in res.stderr or "cannot find" in res.stderr):
         pytest.skip("GMP not usable: " + res.stderr[-300:])
     assert res.returncode == 0, res.stderr[-4000:]
     return exe
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    return build_driver(tmp_path_factory, "modarith", SIZES)
 
 
 def run_cases(exe, cases):

@@ -4,29 +4,17 @@ length 1..N whose top word is 1, 2^31, 0xFFFFFFFF or random, and dividends near 
 q d + d - 1), checked against GMP by test_modarith_lib's driver."""
 
 import random
-import shutil
-import subprocess
 
 import pytest
 
-from test_modarith_lib import GMP_H, driver_source, run_cases
+from test_modarith_lib import build_driver, run_cases
 
 SIZES = (4, 5, 7, 64)
 
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory):
-    cc = shutil.which("cc")
-    if cc is None or not GMP_H.exists():
-        pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
-    d = tmp_path_factory.mktemp("moddiv")
-    src = d / "moddiv_check.c"
-    src.write_text(driver_source(SIZES))
-    exe = d / "moddiv_check"
-    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe), "-lgmp"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return exe
+    return build_driver(tmp_path_factory, "moddiv", SIZES)
 
 
 def divisors(n, rng):

@@ -5,29 +5,17 @@ Python model of the blocks that checks the bound ceil((64N - 1) / 30) the C loop
 
 import math
 import random
-import shutil
-import subprocess
 
 import pytest
 
-from test_modarith_lib import GMP_H, driver_source, run_cases
+from test_modarith_lib import build_driver, run_cases
 
 SIZES = (4, 5, 64)
 
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory):
-    cc = shutil.which("cc")
-    if cc is None or not GMP_H.exists():
-        pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
-    d = tmp_path_factory.mktemp("modgcd")
-    src = d / "modgcd_check.c"
-    src.write_text(driver_source(SIZES))
-    exe = d / "modgcd_check"
-    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe), "-lgmp"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr[-4000:]
-    return exe
+    return build_driver(tmp_path_factory, "modgcd", SIZES)
 
 
 def fib_pair(bits):

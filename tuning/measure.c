@@ -246,11 +246,8 @@ static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned b
     }
     midint_status st = op < 0 ? MIDINT_ERR_INVALID_ARGUMENT : prepare(ctx, b, bits, count);
     const char *chosen = name;
-    midint_force_variant(ctx, NULL);
-    if (st == MIDINT_OK && strcmp(name, "default") != 0)
-        st = midint_force_variant(ctx, name);
-    if (st == MIDINT_OK && !(chosen = midint_selected_variant(ctx, (midint_op)op, bits, count)))
-        st = MIDINT_ERR_UNKNOWN_VARIANT;
+    if (st == MIDINT_OK)
+        st = choose_variant(ctx, (midint_op)op, bits, count, name, &chosen);
     double ms = 0;
     launch_arg l = {ctx, (midint_op)op, b, square};
     if (st == MIDINT_OK)

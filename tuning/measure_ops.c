@@ -22,6 +22,18 @@ static void host_release(void *p, void *arg)
     free(p);
 }
 
+midint_status choose_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count, const char *name,
+                             const char **chosen)
+{
+    midint_status st = MIDINT_OK;
+    midint_force_variant(ctx, NULL);
+    if (strcmp(name, "default") != 0)
+        st = midint_force_variant(ctx, name);
+    if (st == MIDINT_OK && !(*chosen = midint_selected_variant(ctx, op, bits, count)))
+        st = MIDINT_ERR_UNKNOWN_VARIANT;
+    return st;
+}
+
 typedef struct run_arg {
     midint_context *ctx;
     const op_batch *b;
@@ -93,11 +105,8 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
         bufs[k++] = dev[i];
     }
     batch_scalars(&b, scalars);
-    midint_force_variant(ctx, NULL);
-    if (st == MIDINT_OK && strcmp(name, "default") != 0)
-        st = midint_force_variant(ctx, name);
-    if (st == MIDINT_OK && !(chosen = midint_selected_variant(ctx, (midint_op)op, bits, count)))
-        st = MIDINT_ERR_UNKNOWN_VARIANT;
+    if (st == MIDINT_OK)
+        st = choose_variant(ctx, (midint_op)op, bits, count, name, &chosen);
     double ms = 0;
     run_arg r = {ctx, &b, bufs, scalars};
     if (st == MIDINT_OK)
