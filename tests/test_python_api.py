@@ -298,8 +298,11 @@ def test_bad_arrays(ctx, op):
     }
     if binary:   # against the other operands (alone, a DeviceArray is a device call)
         bad.update({"a DeviceArray": (ctx.to_device(good[k]), TypeError),
-                    "other length": (np.ones((4, w), np.uint32), ValueError),
-                    "other width": (np.ones((3, w + 1), np.uint32), ValueError)})
+                    "other length": (np.ones((4, w), np.uint32), ValueError)})
+    if sum(p.width_scalar is None for p in spec.inputs) > 1:
+        # a width unlike another bits-wide operand's (divrem's d alone sets bits: a wider d is another size, served
+        # where the build has a larger variant)
+        bad["other width"] = (np.ones((3, w + 1), np.uint32), ValueError)
     for what, (x, cls) in bad.items():
         ins = list(good) if binary else [x]
         ins[k if binary else 0] = x
