@@ -34,11 +34,20 @@ with midint.Context() as ctx:
         m = 1 << bits
         a = [0, 1, m - 1, m - 1] + [rng.getrandbits(bits) for _ in range(8)]
         b = [0, m - 1, 1, m - 1] + [rng.getrandbits(bits) for _ in range(8)]
-        scalars = {p.name: 3 for p in spec.scalars}
-        got = getattr(ctx, spec.method)(*(a, b)[:len(spec.inputs)], bits=bits, **scalars)
+        c = [m - 1, 3, 1, m - 2] + [rng.getrandbits(bits) for _ in range(8)]
+        # scalars by their kind (a width: its default; a flag: 0; a count: 3), inputs valid by their rules
+        scalars = {p.name: p.default_per_n * bits if p.width else 0 if p.flag else 3 for p in spec.scalars}
+
+        def valid(p, x):
+            x %= 1 << (32 * p.words(bits, scalars))
+            return x | 1 if p.odd else max(x, 1) if p.nonzero else x
+
+        cols = [[valid(p, x) for x in xs] for p, xs in zip(spec.inputs, (a, b, c))]
+        got = getattr(ctx, spec.method)(*cols, bits=bits, **scalars)
+        got = got[0] if isinstance(got, tuple) else got
         names = [p.name for p in spec.inputs]
-        want = [expected(spec, {**dict(zip(names, (x, y))), **scalars}, bits)[spec.outputs[0].name]
-                for x, y in zip(a, b)]
+        want = [expected(spec, {**dict(zip(names, xs)), **scalars}, bits)[spec.outputs[0].name]
+                for xs in zip(*cols)]
         assert got == want, f"{op} {bits}: wrong result from the installed wheel"
         print(f"{op} {bits} bits on {ctx.backend}: ok")
 PY
