@@ -334,8 +334,9 @@ static midint_status check_call(midint_context *ctx, call *c, void *stream)
     for (unsigned i = 0; i < d->nparams; i++)
         if (is_buffer(&d->params[i]) && !c->buf[i] && !d->params[i].optional)
             return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", c->fn, label(c, i, b1, sizeof b1));
-    midint_status st = check_scalars(ctx, c);
-    if (st != MIDINT_OK || (st = check_bits(ctx, c)) != MIDINT_OK)
+    /* bits first (the widths' bounds are multiples of it), then the scalars */
+    midint_status st = check_bits(ctx, c);
+    if (st != MIDINT_OK || (st = check_scalars(ctx, c)) != MIDINT_OK)
         return st;
     for (unsigned i = 0; i < d->nparams; i++)
         c->bytes[i] = is_buffer(&d->params[i]) ? (size_t)(c->count * words_of(c, i) * 4) : 0;
