@@ -34,7 +34,8 @@ extern "C" {
  * computes a*b mod m for any m >= 1; powm base^exp mod m for odd m, the exponent `ebits` bits wide whatever the
  * modulus's width; gcd; modinv a^-1 mod m with ok[i] = 1, or r = 0 and ok[i] = 0 where no inverse exists
  * (like mpz_invert).  A zero divisor or modulus, or an even powm modulus, is refused before anything is written,
- * naming the first such instance (device calls wait for their stream and read the divisors back to check them).
+ * naming the first such instance (device calls run a check kernel on their stream, wait for it and read back one
+ * word: they return when the check is done).
  * Constant time: powm with secret = 1 has no branch and no memory address that depends on the exponent's bits (a
  * fixed 4-bit window over all ebits bits, every table entry read, masked final subtractions); its time depends on
  * ebits only.  secret = 0 is faster and not constant time.  No other operation promises constant time.
