@@ -125,6 +125,13 @@ class Operation:
         """The output in slot r (its width is the plan's result width)."""
         return next(b for b in self.outputs if "r" in b.slots)
 
+    @property
+    def modular(self) -> bool:
+        """Division and modular arithmetic: the reference divides, reduces, exponentiates, takes gcds or inverses
+        (their inputs are divisors, moduli and exponents, not any numbers: tests/drivers/cases_mod.c's shapes, which
+        decides the same by the same functions, op_is_modular)."""
+        return any(f"({f} " in self.reference_text() for f in MODULAR_FUNCTIONS)
+
     def reference_text(self) -> str:
         return ";".join(f"{out}={expr}" for out, expr in self.reference)
 
@@ -152,6 +159,7 @@ CMP_CHAINS = ("equal", "differ", "zero")
 # first (1, 3, 2^k - 1, 2^k, 2^k + 1, the largest value; made odd where it must be), the other inputs relative to it
 # (below, equal to and just above it, d q + d - 1, d q, all-ones, zero, sharing a large factor with it or with each
 # other), exponents of every bit width and the edges 0, 1, 2, all-ones.
+MODULAR_FUNCTIONS = ("div", "mod", "powm", "gcd", "invert")   # of the reference language
 MOD_PATTERNS = ("random", "zero", "max", "one", "mersenne", "fermat", "pow2", "near", "multiple", "single_bits",
                 "shared", "equal", "exponents")
 MOD_CHAINS = ("max", "near", "shared")

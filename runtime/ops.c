@@ -277,8 +277,8 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
         l.n = (uint32_t)words;
         l.x0 = p->rules & MIDINT_RULE_ODD ? 2u : 1u;
         l.grid = (m + k->block - 1) / k->block;
-        if ((st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK &&   /* the stream's writes to the buffer first */
-            (st = ctx->ops->upload(ctx, ctx->check_flag, &flag, 4)) == MIDINT_OK &&
+        /* the kernel runs on the call's stream, after the stream's writes to the buffer: no wait before it */
+        if ((st = ctx->ops->upload(ctx, ctx->check_flag, &flag, 4)) == MIDINT_OK &&
             (st = ctx->ops->launch(ctx, k, &l, stream)) == MIDINT_OK &&
             (st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK &&
             (st = ctx->ops->download(ctx, &flag, ctx->check_flag, 4)) == MIDINT_OK && flag != UINT32_MAX)

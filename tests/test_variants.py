@@ -34,7 +34,7 @@ def op_spec(row):
             args += [f"{s.name}={x}" for x in ("32", "1n", f"{s.max_per_n}n" if s.max_per_n else "1n+64")]
         if s.flag:
             args = [a + ("," if a else "") + f"{s.name}=1" for a in args] + args
-    modular = any(f"({f} " in row.reference_text() for f in ("div", "mod", "powm", "gcd", "invert"))
+    modular = row.modular
     return dict(patterns=row.patterns, chains=row.chains, aliases=tuple(aliases), args=tuple(args),
                 product="(mul " in row.reference_text() and not modular, modular=modular,
                 exponent=next((s.name for s in row.scalars if s.width and not s.max_per_n), None))

@@ -66,7 +66,7 @@ def expr_table(m, args):
 def is_modular(op):
     """Division and modular arithmetic: their inputs (divisors, moduli, exponents) and scalars come through the
     descriptor (measure's run command), their CPU column from GMP's mpz functions (gmpop)."""
-    return any(f"({f} " in BY_NAME[op].reference_text() for f in ("div", "mod", "powm", "gcd", "invert"))
+    return BY_NAME[op].modular
 
 
 # Per modular operation, the argument sets of its rows: powm with 512-bit exponents (NVIDIA CGBN's benchmark) and with
