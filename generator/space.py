@@ -725,8 +725,41 @@ MOD_THREAD = OpFamily(
 )
 
 
+def _mod_lanes_context(v: Variant) -> dict:
+    """What kernel_mod_lanes.j2 needs: the segment masks, and 32N = 2^s w0 with w0 odd (R^2 mod m's doublings)."""
+    s = (32 * v.words & -(32 * v.words)).bit_length() - 1
+    return {"masks": lanes_plan.segment_masks(v.lanes), "w0": 32 * v.words >> s, "s": s}
+
+
+# powm with an instance on L lanes of one warp (templates/kernel_mod_lanes.j2 over lib_modlanes.j2): Q words per lane
+# in registers, the Montgomery product's rows shared out over the lanes (a word of b and the reduction factor q
+# shuffled to all, the sum moved down a lane per row), the table of 16 powers in each lane's private memory.
+MOD_LANES_MAX_BITS = 4096   # above, the thread per instance (modt) until it is measured: each size adds minutes to
+                            # the CPU run of its OpenCL variant in CI
+MOD_LANES = OpFamily(
+    name="modl",
+    template="kernel_mod_lanes.j2",
+    limbs=("u32",),
+    qs=(4, 8, 16),
+    ipbs=LANES.ipbs,
+    lanes=(2, 4, 8, 16, 32),
+    shared_words=lambda v: 0,   # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread)
+    render_context=_mod_lanes_context,
+    multi_instance_blocks=(LANES_BLOCK,),
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
+        Constraint("mod_lanes_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each lane keeps 16 Q words of powers in "
+                   "private memory)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
+        Constraint("mod_lanes_min_bits", "from 1024 bits (H100, powm with 512-bit exponents, M/s: at 512 bits the "
+                   "thread per instance ran 13.3 against 11.5 on two lanes of 8 words and 10.3 on four of 4; at 256, "
+                   "55.9 against 37.7)", lambda v: v.bits >= 1024, "prune"),
+        Constraint("mod_lanes_q8", "8 words per lane (H100, M/s: 1024 bits 2.98 against 2.93 for 16 words and 2.65 "
+                   "for 4; 2048 bits 0.75, 0.75 and 0.67): one variant per size keeps the OpenCL test run short",
+                   lambda v: v.q == 8, "prune"),
+    ),
+)
+
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_LANES)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
@@ -748,7 +781,7 @@ def family_of(v: Variant) -> OpFamily | None:
     """The family that generates v: its operation, NTT or not, grid or not, its kind of lanes."""
     for fam in families_for(v.op):
         if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
-                and (v.lanes is None) == (fam.lanes == (None,))
+                and (v.lanes is None) == (fam.lanes == (None,)) and (v.lanes is None or v.lanes in fam.lanes)
                 and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))
                 and v.staged in fam.staged):
             return fam

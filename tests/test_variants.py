@@ -61,7 +61,10 @@ def sizes_for(v):
 # A thread per instance of division and modular arithmetic costs words^2 (powm: words^2 x exponent bits): above
 # MOD_FULL_WORDS a variant gets a few instances per case, and powm's exponents MOD_SHORT_EXP bits where the case
 # does not choose the width (every width case still runs, on one instance), so the CPU run of OpenCL stays short.
+# An instance on several lanes (the modl family) is heavy at every size on OpenCL: its shuffles emulated through local
+# memory are two work-group barriers each, and PoCL ran the full matrix of one 1024-bit variant for minutes.
 MOD_FULL_WORDS = 32
+MOD_LANES_ARG_BITS = 256
 MOD_SHORT_EXP = "64"
 
 # A multiplication costs words^2 per instance. Past FULL_SIZE_BUDGET word products per instance a variant
@@ -76,7 +79,8 @@ def cases_for(v):
     op, m, spec = v["op"], v["bits"], OPS[v["op"]]
     cases, seed = [], 1
 
-    heavy = spec["modular"] and m // 32 > MOD_FULL_WORDS
+    lanes_cpu = spec["modular"] and v["lanes"] not in ("-", "1") and v["backend"] == "opencl"
+    heavy = spec["modular"] and (m // 32 > MOD_FULL_WORDS or lanes_cpu)
 
     def add(bits, count, pattern, api="host", alias="none", args=None):
         nonlocal seed
@@ -97,7 +101,8 @@ def cases_for(v):
         m = SMALL_BITS
     for bits in sizes_for(dict(v, bits=m)):
         _ti, ipb = launch_shape(v, bits)
-        for count in sorted({1, ipb - 1, 3 * ipb + 1} - {0}):
+        counts = {1, ipb - 1, 3 * ipb + 1} - {0}
+        for count in sorted({min(c, 5) for c in counts} if heavy else counts):   # heavy: add() caps counts at 5
             add(bits, count, "mixed")
     for p in spec["patterns"]:
         add(m, 1, p)
@@ -105,7 +110,8 @@ def cases_for(v):
     for p in spec["chains"]:
         add(m, 3 * ipb + 1, p)
     for arg in spec["args"][1:]:   # every scalar edge and per-instance counts, on a full batch
-        add(m, ipb + 2, "mixed", args=arg)
+        # (several lanes on the CPU: at MOD_LANES_ARG_BITS, which keeps width edges of n words short)
+        add(MOD_LANES_ARG_BITS if lanes_cpu else m, ipb + 2, "mixed", args=arg)
     # device buffers and in-place use, on both the aligned and the padded path
     for bits in {m, max(32, m - 32)}:
         _ti, ipb = launch_shape(v, bits)
