@@ -728,7 +728,8 @@ MOD_THREAD = OpFamily(
 def _mod_lanes_context(v: Variant) -> dict:
     """What kernel_mod_lanes.j2 needs: the segment masks, and 32N = 2^s w0 with w0 odd (R^2 mod m's doublings)."""
     s = (32 * v.words & -(32 * v.words)).bit_length() - 1
-    return {"masks": lanes_plan.segment_masks(v.lanes), "w0": 32 * v.words >> s, "s": s}
+    return {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
+            "w0": 32 * v.words >> s, "s": s}
 
 
 # powm with an instance on L lanes of one warp (templates/kernel_mod_lanes.j2 over lib_modlanes.j2): Q words per lane
