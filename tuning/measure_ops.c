@@ -95,9 +95,14 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
     }
     const midint_op_info *d = b.info;
     unsigned k = 0;
+    st = batch_moduli(&b, ctx);   /* a modulus object: made once, outside the timing, as a user would */
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
         if (d->params[i].kind == MIDINT_PARAM_SCALAR)
             continue;
+        if (d->params[i].kind == MIDINT_PARAM_MODULUS) {
+            bufs[k++] = b.mod[i];
+            continue;
+        }
         size_t bytes = (size_t)(count * batch_words(&b, i) * 4);
         if (!b.absent[i] && (st = midint_buffer_alloc(ctx, bytes ? bytes : 4, &dev[i])) == MIDINT_OK &&
             d->params[i].kind == MIDINT_PARAM_INPUT)
@@ -178,8 +183,9 @@ static void *gmp_worker(void *p)
 void cmd_gmpop(const char *op_s, unsigned bits, size_t count, int threads, const char *args)
 {
     int op = parse_op(op_s), which = -1;
-    for (int k = 0; k < (int)(sizeof gmp_ops / sizeof gmp_ops[0]); k++)
-        if (op >= 0 && strcmp(op_s, gmp_ops[k]) == 0)
+    size_t len = strlen(op_s) > 7 && strcmp(op_s + strlen(op_s) - 7, "_shared") == 0 ? strlen(op_s) - 7 : strlen(op_s);
+    for (int k = 0; k < (int)(sizeof gmp_ops / sizeof gmp_ops[0]); k++) /* a shared modulus: the same mpz calls */
+        if (op >= 0 && strlen(gmp_ops[k]) == len && strncmp(op_s, gmp_ops[k], len) == 0)
             which = k;
     op_batch b;
     char why[256];
