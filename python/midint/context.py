@@ -546,8 +546,6 @@ class Context:
             if mod.ctx is not self or mod.handle is None:
                 why = "made on another context" if mod.handle is not None else "freed"
                 raise value_error(f"{spec.name}: {p.name} is a Modulus {why}", "MIDINT_ERR_INVALID_ARGUMENT")
-            if call.bits is None:
-                call.bits = mod.bits   # the modulus's size, unless the call says otherwise (then the library refuses)
         ins = [self._operand(x, p.name) for x, p in zip(call.inputs, spec.inputs)]
         kinds = {o.kind for o in ins}
         if len(kinds) > 1:
@@ -560,6 +558,8 @@ class Context:
         bits = call.bits
         if bits is not None:
             _bits_arg(bits)
+        if kind == "ints" and bits is None and spec.moduli:
+            bits = call.moduli[spec.moduli[0].name].bits   # lists of ints: the modulus's size
         if kind == "ints":
             if bits is None:
                 raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
