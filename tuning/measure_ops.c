@@ -95,6 +95,17 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
     }
     const midint_op_info *d = b.info;
     unsigned k = 0;
+    /* "modulus=odd" / "modulus=even": a modulus object's low bit set / cleared (odd: the Montgomery kernels; even:
+     * the product and division), in every instance of its array, which the reference reads too */
+    const char *mp = args ? strstr(args, "modulus=") : NULL;
+    for (unsigned i = 0; mp && i < d->nparams; i++)
+        for (size_t j = 0; d->params[i].kind == MIDINT_PARAM_MODULUS && j < count; j++) {
+            uint32_t *w = b.host[i] + j * b.n, any = 0;
+            w[0] = strncmp(mp + 8, "odd", 3) == 0 ? w[0] | 1u : w[0] & ~1u;
+            for (unsigned q = 0; q < b.n; q++)
+                any |= w[q];
+            w[0] |= any ? 0u : 2u;   /* never zero */
+        }
     st = batch_moduli(&b, ctx);   /* a modulus object: made once, outside the timing, as a user would */
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
         if (d->params[i].kind == MIDINT_PARAM_SCALAR)
