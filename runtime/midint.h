@@ -177,8 +177,8 @@ midint_status midint_open(midint_context **ctx, midint_backend backend, int devi
 void midint_close(midint_context *ctx);
 
 /* A modulus shared by a batch: m (bits/32 words at m_host, bits a positive multiple of 32 that the context's
- * mulmod_shared serves) is checked (m >= 1), uploaded with what the kernels need precomputed (for odd m: -m^-1 mod
- * 2^32, R mod m and R^2 mod m for R = 2^bits; docs/operations.md), and *mod set.  Calls take it at exactly these
+ * mulmod_shared serves) is checked (m >= 1), uploaded with what the kernels need precomputed (Barrett's floor(R^2 / m);
+ * for odd m -m^-1 mod 2^32, R mod m and R^2 mod m; R = 2^bits; docs/operations.md), and *mod set.  Calls take it at exactly these
  * bits.  On failure *mod is NULL and nothing stays allocated.  The object belongs to ctx: free it before
  * midint_close, and only after the calls that use it have completed (asynchronous ones: midint_synchronize). */
 midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, unsigned bits, const uint32_t *m_host);

@@ -23,9 +23,44 @@ static void double_mod(uint32_t *x, const uint32_t *m, uint32_t *t, unsigned n)
         memcpy(x, t, n * 4u);
 }
 
-/* The words MIDINT_MODULUS_WORDS describes, and n words of scratch after them. R mod m and R^2 mod m by 2 bits
+/* mu = floor(2^(64n) / m) into n + 1 words by restoring division, bit by bit (rem < m stays n words, 2 rem + 1 takes
+ * n + 1); returns 0 where the quotient does not fit n + 1 words (m = 2^(32(n-1)), or m's top word zero). rem: n + 1
+ * words of scratch, then n + 1 more. */
+static int barrett_mu(uint32_t *mu, const uint32_t *m, unsigned n, uint32_t *rem)
+{
+    uint32_t *d = rem + n + 1;
+    int fits = m[n - 1] != 0;
+    memset(mu, 0, (n + 1) * 4u);
+    memset(rem, 0, (n + 1) * 4u);
+    for (unsigned p = 64 * n + 1; p-- > 0;) {
+        uint32_t top = 0, br = 0;
+        for (unsigned i = 0; i <= n; i++) { /* rem = 2 rem + (the dividend's bit p: 1 at p = 64 n only) */
+            uint32_t v = rem[i];
+            rem[i] = v << 1 | top;
+            top = v >> 31;
+        }
+        rem[0] |= p == 64 * n;
+        for (unsigned i = 0; i <= n; i++) {
+            uint64_t s = (uint64_t)rem[i] - (i < n ? m[i] : 0u) - br;
+            d[i] = (uint32_t)s;
+            br = (uint32_t)(s >> 32) & 1u;
+        }
+        if (!br) { /* rem >= m: the quotient's bit p */
+            memcpy(rem, d, (n + 1) * 4u);
+            if (p < 32 * (n + 1))
+                mu[p / 32] |= 1u << (p % 32);
+            else
+                fits = 0;
+        }
+    }
+    if (!fits)
+        memset(mu, 0, (n + 1) * 4u);
+    return fits;
+}
+
+/* The words MIDINT_MODULUS_WORDS describes, and 2 (n + 1) words of scratch after them. R mod m and R^2 mod m by 2 bits
  * doublings of 1 mod m: 2 bits n word steps (for 8192 bits 4 M, a few milliseconds, once per modulus), exact for every
- * m without a division. */
+ * m without a division; mu by a division of the same cost. */
 static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits)
 {
     uint32_t *x = w + n, *r2 = w + 2 * n, *t = w + MIDINT_MODULUS_WORDS(n);
@@ -44,8 +79,10 @@ static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits
     uint32_t m0 = m[0], inv = m0;
     for (int k = 0; k < 4; k++)
         inv *= 2u - m0 * inv;
-    w[3 * n] = (m0 & 1u) ? 0u - inv : 0u;
-    w[3 * n + 1] = m0 & 1u;
+    int barrett = barrett_mu(w + 3 * n, m, n, t);
+    w[4 * n + 1] = (m0 & 1u) ? 0u - inv : 0u;
+    w[4 * n + 2] = m0 & 1u;
+    w[4 * n + 3] = (uint32_t)barrett;
 }
 
 midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, unsigned bits, const uint32_t *m_host)
@@ -70,7 +107,7 @@ midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, u
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: m is zero; a modulus must be at least 1", fn);
     size_t bytes = (size_t)MIDINT_MODULUS_WORDS(n) * 4u;
     midint_modulus *m = calloc(1, sizeof *m);
-    uint32_t *w = malloc(bytes + n * 4u); /* the words, then precompute's scratch */
+    uint32_t *w = malloc(bytes + 2 * (n + 1) * 4u); /* the words, then precompute's scratch */
     midint_status st = MIDINT_OK;
     if (!m || !w) {
         st = midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
