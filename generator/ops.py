@@ -277,8 +277,8 @@ OPERATIONS = (
               ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "a"), ("r", "m")), reference=(("r", "(invert a m)"), ("ok", "(invertible a m)"))),
     # a modulus shared by the whole batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): a midint_modulus
-    # object made once (ECC and ZK fields, one RSA key over many messages), its R mod m, R^2 mod m and -m^-1 computed
-    # when it is made, so an odd modulus costs two Montgomery products per mulmod and no division
+    # object made once (ECC and ZK fields, one RSA key over many messages), Barrett's mu and Montgomery's R mod m,
+    # R^2 mod m and -m^-1 computed when it is made, so that no instance divides (docs/operations.md)
     Operation("mulmod_shared", 18,
               (Out("r"), In("a"), In("b", slot="b"),
                Modulus("m", doc="the modulus, m >= 1")),

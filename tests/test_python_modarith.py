@@ -278,10 +278,12 @@ def shared_operands(m, bits, rng, count):
 
 def test_mulmod_shared_ints(ctx):
     """a b mod m with one modulus for the batch, odd and even, at its edges (1, 3, 2^k - 1, 2^k, 2^k + 1, the
-    largest), inputs at and above m; through ctx.mulmod_shared and through ctx.mulmod given the Modulus."""
+    largest, around 2^(bits - 32)), inputs at and above m; through ctx.mulmod_shared and ctx.mulmod given the Modulus
+    (every kernel path: Barrett, Montgomery, the division, and at 96 and 224 bits the padded kernel's division)."""
     rng = random.Random("mulmod_shared")
     for bits in sizes(ctx, "mulmod_shared") + [224]:
-        for m in moduli(bits, rng):
+        w = 1 << (bits - 32)   # around 2^(bits - 32): where Barrett's reduction starts to apply (top word nonzero)
+        for m in dict.fromkeys(moduli(bits, rng) + [w - 1, w, w + 1, w * 0xFFFFFFFF]):
             mod = ctx.modulus(m, bits)
             assert (mod.bits, mod.odd) == (bits, bool(m & 1))
             a, b = shared_operands(m, bits, rng, 13), shared_operands(m, bits, rng, 13)[::-1]
