@@ -95,13 +95,17 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
     }
     const midint_op_info *d = b.info;
     unsigned k = 0;
-    /* "modulus=odd" / "modulus=even": a modulus object's low bit set / cleared (odd: the Montgomery kernels; even:
-     * the product and division), in every instance of its array, which the reference reads too */
+    /* "modulus=odd" / "modulus=even": a modulus object's low bit set / cleared; "modulus=short": odd with its top word
+     * cleared (the random pattern's moduli fill their words: Barrett's reduction; a short odd one takes Montgomery's,
+     * a short even one the division), in every instance of its array, which the reference reads too */
     const char *mp = args ? strstr(args, "modulus=") : NULL;
     for (unsigned i = 0; mp && i < d->nparams; i++)
         for (size_t j = 0; d->params[i].kind == MIDINT_PARAM_MODULUS && j < count; j++) {
             uint32_t *w = b.host[i] + j * b.n, any = 0;
-            w[0] = strncmp(mp + 8, "odd", 3) == 0 ? w[0] | 1u : w[0] & ~1u;
+            int shorter = strncmp(mp + 8, "short", 5) == 0;
+            w[0] = strncmp(mp + 8, "odd", 3) == 0 || shorter ? w[0] | 1u : w[0] & ~1u;
+            if (shorter && b.n > 1)
+                w[b.n - 1] = 0;
             for (unsigned q = 0; q < b.n; q++)
                 any |= w[q];
             w[0] |= any ? 0u : 2u;   /* never zero */

@@ -58,8 +58,9 @@ if has bench; then
     $1 == "gmpop" { printf "gmpop %-7s %5s %8s %s threads %10.3f s %s\n", $2, $3, $4, $5, $6, $7 }'
 fi
 
-# a shared modulus (midint_modulus_create): mulmod_shared with an odd modulus (two Montgomery products) and an even one
-# (product and division), powm_shared, against mul at 2^27 words per operand (the mark: mulmod_shared >= 55% of mul)
+# a shared modulus (midint_modulus_create): mulmod_shared with full-width odd and even moduli (Barrett's reduction) and
+# a short odd one (two Montgomery products), powm_shared, against mul and the per-instance rows at 2^27 words per
+# operand (the mark: mulmod_shared >= 55% of mul)
 SHARED_SIZES=${SHARED_SIZES:-"256 384 512 1024 2048 4096 8192"}
 if has shared; then
   echo "== a shared modulus: M instances/s (CUDA)"
@@ -69,6 +70,7 @@ if has shared; then
       echo "time mul $b $c default $REPS"
       echo "run mulmod_shared $b $c default $REPS modulus=odd"
       echo "run mulmod_shared $b $c default $REPS modulus=even"
+      echo "run mulmod_shared $b $c default $REPS modulus=short"
       echo "run mulmod $b $c default $REPS"
       p=$(count_for powm $b); [ $p -gt 1048576 ] && p=1048576; [ $p -lt 4096 ] && p=4096
       echo "run powm_shared $b $p default $REPS ebits=512,modulus=odd"
