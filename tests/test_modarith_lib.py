@@ -645,3 +645,21 @@ def test_opencl_syntax(tmp_path):
     res = subprocess.run([clang, "-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-Werror", str(src)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
+
+
+@pytest.mark.parametrize("n", (1, 4))
+def test_powm_shared_ct_static(n):
+    """lib_modshared.j2's ms_powm (a shared modulus's constants) with ct != 0: the same dispatch as powm's into the same
+    ma_powm_ct (scanned by test_powm_ct_static); before it e is not used, after it the conversion out of Montgomery
+    form is scanned with acc secret: no branch, index, pointer arithmetic or division on it."""
+    S = "_w%d" % n
+    funcs = parse_functions(render_lib([n], shared=True))
+    params, body, ptrs = funcs["ms_powm" + S]
+    sel = re.search(r"if \(ct\)\s*ma_powm_ct%s\(acc, [^;]*;\s*else\s*ma_powm_fast%s\(acc, [^;]*;" % (S, S), body)
+    assert sel, "ms_powm's ct dispatch is not the expected `if (ct) ... else ...`"
+    head, tail = body[:sel.start()], body[sel.end():]
+    assert "e" not in idents(head) and "e" not in idents(tail), "ms_powm uses e outside the window loops"
+    locals_ = set(re.findall(r"(\w+)\s*\[\s*\d+\s*\]", body))
+    bad, visited = taint_scan(dict(funcs, ms_powm_tail=(params, tail, ptrs | locals_)), "ms_powm_tail", {"acc"})
+    assert not bad, "\n".join(bad)
+    assert "ma_montmul" + S in visited
