@@ -106,7 +106,18 @@ def _dlpack_operand(x, name, writable=False):
     return _Operand("cuda", x, v.ptr, count, words, keep=v, device_id=v.device_id)
 
 
-class DeviceArray:
+class _Freed:
+    """An object holding something of a Context's (a device buffer, a modulus) that free() releases; collected, it
+    frees itself."""
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:   # interpreter shutdown
+            pass
+
+
+class DeviceArray(_Freed):
     """Device memory owned by a Context (midint_buffer_alloc): uint32 limbs of shape (count, words), or (count,)
     for carries. A CUDA pointer or an OpenCL cl_mem: the way to keep data on the device between calls without
     CuPy, on either backend. On CUDA it exports __cuda_array_interface__, so CuPy, Numba or PyTorch can read it
@@ -161,12 +172,6 @@ class DeviceArray:
                 self.ctx._lib.midint_buffer_free(self.ctx._h, self.handle)
         self.handle = None
 
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:   # interpreter shutdown
-            pass
-
     @property
     def __cuda_array_interface__(self):
         if self.ctx.backend != "cuda":
@@ -197,7 +202,7 @@ class _Pinned:
             pass
 
 
-class Modulus:
+class Modulus(_Freed):
     """A modulus shared by a whole batch (midint_modulus_create): made once on a context for one size (ctx.modulus(m,
     bits)), checked (m >= 1) and uploaded with what the kernels would otherwise compute per instance. The *_shared
     operations take it (ctx.mulmod_shared(a, b, mod), ctx.powm_shared(base, exp, mod)), and so do ctx.mulmod and
@@ -224,12 +229,6 @@ class Modulus:
             if self.handle is not None and ctx._h is not None:
                 ctx._lib.midint_modulus_free(self.handle)
             self.handle = None
-
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:   # interpreter shutdown
-            pass
 
     def __repr__(self):
         return f"<midint.Modulus {self.bits} bits, {'odd' if self.odd else 'even'}{'' if self.handle else ', freed'}>"
