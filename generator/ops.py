@@ -37,6 +37,7 @@ class Buffer:
     signed: bool = False
     nonzero: bool = False
     odd: bool = False
+    modulus: bool = False
     doc: str = ""
 
     @property
@@ -51,6 +52,14 @@ class Buffer:
     @property
     def ctype(self) -> str:
         return "int32_t" if self.signed else "uint32_t"
+
+
+def Modulus(name, slot="aux", odd=False, doc="") -> Buffer:
+    """A modulus for the whole batch: a precomputed `midint_modulus` object (midint_modulus_create) of the call's bits,
+    the same for host, asynchronous and device calls. Its kernel slot sees the object's device words (m, R mod m,
+    R^2 mod m, -m^-1 mod 2^32; runtime/modulus.h), not count instances; it is never copied per call. `odd`: the call
+    needs an odd modulus (checked on the object when the call is made)."""
+    return Buffer(name, False, "n", (slot,), nonzero=True, odd=odd, modulus=True, doc=doc)
 
 
 def Out(name, width="n", slot="r", **kw) -> Buffer:
@@ -267,7 +276,24 @@ OPERATIONS = (
               "r = a^-1 mod m where gcd(a, m) = 1, else r = 0 and ok[i] = 0 (like mpz_invert; m = 1 gives 0, ok 1)",
               ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "a"), ("r", "m")), reference=(("r", "(invert a m)"), ("ok", "(invertible a m)"))),
-
+    # a modulus shared by the whole batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): a midint_modulus
+    # object made once (ECC and ZK fields, one RSA key over many messages), Barrett's mu and Montgomery's R mod m,
+    # R^2 mod m and -m^-1 computed when it is made, so that no instance divides (docs/operations.md)
+    Operation("mulmod_shared", 18,
+              (Out("r"), In("a"), In("b", slot="b"),
+               Modulus("m", doc="the modulus, m >= 1")),
+              "r = a b mod m for one modulus m >= 1 of the whole batch (odd or even; a and b may exceed m)",
+              ("mods",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "a"), ("r", "b")), reference=(("r", "(mod (mul a b) m)"),)),
+    Operation("powm_shared", 19,
+              (Out("r"), In("base"), In("exp", "ebits", slot="b", doc="the exponent, ebits bits"),
+               Modulus("m", odd=True, doc="the modulus"),
+               Scalar("ebits", "x0", width=True, doc="the exponent's width in bits: a positive multiple of 32"),
+               Scalar("secret", "x1", flag=True,
+                      doc="1: constant time in the exponent (powm's fixed-window schedule); 0: faster")),
+              "r = base^exp mod m for one odd modulus m of the whole batch (like powm; m = 1 gives 0)",
+              ("mods",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              in_place=(("r", "base"),), reference=(("r", "(powm base exp m)"),)),
 )
 
 BY_NAME = {op.name: op for op in OPERATIONS}
@@ -314,6 +340,8 @@ def check(ops=OPERATIONS) -> None:
                 raise OpTableError(f"{where}: in place ({out}, {inp}) must pair an output and an input of one width")
         if set(refs) - {b.name for b in op.outputs}:
             raise OpTableError(f"{where}: references for unknown outputs {sorted(set(refs) - set(names))}")
+        if any(b.modulus and (b.output or b.optional) for b in op.buffers):
+            raise OpTableError(f"{where}: a modulus object is an input, never optional")
         if op.bench not in ("bytes", "instances"):
             raise OpTableError(f"{where}: bench {op.bench!r}: 'bytes' or 'instances'")
 
@@ -324,11 +352,13 @@ def c_enum(op: Operation) -> str:
 
 def c_params(op: Operation, device: bool) -> str:
     """The operation's C parameters after ctx, count, bits: host buffers as uint32_t (int32_t) pointers, device
-    buffers as void pointers, scalars as unsigned."""
+    buffers as void pointers, scalars as unsigned, a modulus object as a midint_modulus pointer in every form."""
     out = []
     for p in op.params:
         if isinstance(p, Scalar):
             out.append(f"unsigned {p.name}")
+        elif p.modulus:
+            out.append(f"const midint_modulus *{p.name}")
         elif device:
             out.append(f"{'void' if p.output else 'const void'} *{p.name}")
         else:

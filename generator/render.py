@@ -210,7 +210,7 @@ def render_ops(env, table=None) -> dict[str, str]:
         rule_fields=default_rules.FIELDS, c_value=default_rules.c_value,
         rule_index={r.name: i for i, r in enumerate(default_rules.RULES)},
         kind=lambda p: "MIDINT_PARAM_SCALAR" if isinstance(p, ops.Scalar) else
-        "MIDINT_PARAM_OUTPUT" if p.output else "MIDINT_PARAM_INPUT",
+        "MIDINT_PARAM_OUTPUT" if p.output else "MIDINT_PARAM_MODULUS" if p.modulus else "MIDINT_PARAM_INPUT",
         words=lambda p: (0, 0) if isinstance(p, ops.Scalar) else p.words,
         flag=lambda p, f: int(bool(getattr(p, f, False))),
         fallback=lambda op, p: names(op).index(p.fallback) if getattr(p, "fallback", None) else -1,

@@ -1,6 +1,6 @@
 """The parameter space as data: operations, candidate values, resource model and constraints."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from . import expr_lanes_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, ops, owner_plan, sqr_plan
@@ -759,8 +759,13 @@ MOD_LANES = OpFamily(
     ),
 )
 
+# A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
+# constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
+MOD_SHARED = replace(MOD_THREAD, name="mods", template="kernel_mod_shared.j2")
+
+
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_LANES)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}

@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "expr_steps.h"
 #include "host_pipe.h"
+#include "modulus.h"
 #include "ops.h"
 #include "plan.h"
 
@@ -54,6 +55,13 @@ uint64_t midint_param_words(const midint_param_info *p, uint32_t n)
 static int is_buffer(const midint_param_info *p)
 {
     return p->kind != MIDINT_PARAM_SCALAR;
+}
+
+/* A buffer of count instances the caller gives (not a scalar, not a modulus object, whose device words the call binds
+ * as they are: never copied, checked or overlapped per call). */
+static int is_batch(const midint_param_info *p)
+{
+    return p->kind == MIDINT_PARAM_INPUT || p->kind == MIDINT_PARAM_OUTPUT;
 }
 
 /* Words per instance of parameter i in this call: from bits, or from the width scalar it names (abits, ebits). */
@@ -134,7 +142,7 @@ static midint_status check_overlaps(midint_context *ctx, const call *c, int iden
             continue;
         for (unsigned i = 0; i < c->info->nparams; i++) {
             const midint_param_info *pi = &c->info->params[i];
-            if (i == j || !is_buffer(pi) || !c->buf[i] || (pi->kind == MIDINT_PARAM_OUTPUT && i < j))
+            if (i == j || !is_batch(pi) || !c->buf[i] || (pi->kind == MIDINT_PARAM_OUTPUT && i < j))
                 continue;
             int same = c->buf[i] == c->buf[j];
             int overlap = identity_only ? same : midint_ranges_overlap(c->buf[j], c->bytes[j], c->buf[i], c->bytes[i]);
@@ -294,7 +302,7 @@ static midint_status check_instances(midint_context *ctx, const call *c, void *s
     char b1[64];
     for (unsigned i = 0; i < c->info->nparams; i++) {
         const midint_param_info *p = &c->info->params[i];
-        if (!is_buffer(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
+        if (!is_batch(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
             continue;
         size_t bad;
         midint_status st = first_bad_instance(ctx, c, i, stream, &bad);
@@ -326,6 +334,28 @@ static midint_status check_instances(midint_context *ctx, const call *c, void *s
     return MIDINT_OK;
 }
 
+/* Modulus objects (midint_modulus_create): made on this context for exactly the call's bits, odd where the row says
+ * (m >= 1 was checked when it was made). Each is then replaced by its device words, which the kernels read. */
+static midint_status check_moduli(midint_context *ctx, call *c)
+{
+    for (unsigned i = 0; i < c->info->nparams; i++) {
+        const midint_param_info *p = &c->info->params[i];
+        const midint_modulus *m = c->buf[i];
+        if (p->kind != MIDINT_PARAM_MODULUS)
+            continue;
+        if (m->ctx != ctx)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s was made on another context", c->fn, p->name);
+        if (m->bits != c->bits)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s was made for %u bits; this call has bits %u "
+                               "(a modulus serves calls of its own size)", c->fn, p->name, m->bits, c->bits);
+        if ((p->rules & MIDINT_RULE_ODD) && !m->odd)
+            return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is even; %s needs an odd modulus", c->fn,
+                               p->name, c->info->name);
+        c->buf[i] = m->dev;
+    }
+    return MIDINT_OK;
+}
+
 /* Check a call completely; nothing is touched when this fails. */
 static midint_status check_call(midint_context *ctx, call *c, void *stream)
 {
@@ -336,14 +366,14 @@ static midint_status check_call(midint_context *ctx, call *c, void *stream)
             return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", c->fn, label(c, i, b1, sizeof b1));
     /* bits first (the widths' bounds are multiples of it), then the scalars */
     midint_status st = check_bits(ctx, c);
-    if (st != MIDINT_OK || (st = check_scalars(ctx, c)) != MIDINT_OK)
+    if (st != MIDINT_OK || (st = check_scalars(ctx, c)) != MIDINT_OK || (st = check_moduli(ctx, c)) != MIDINT_OK)
         return st;
     for (unsigned i = 0; i < d->nparams; i++)
-        c->bytes[i] = is_buffer(&d->params[i]) ? (size_t)(c->count * words_of(c, i) * 4) : 0;
+        c->bytes[i] = is_batch(&d->params[i]) ? (size_t)(c->count * words_of(c, i) * 4) : 0;
     int device = c->mode == MIDINT_MODE_DEVICE;
     if (device && ctx->ops->buffer_bytes) /* buffer objects know their size: a batch that does not fit is refused */
         for (unsigned i = 0; i < d->nparams; i++) {
-            if (!c->buf[i])
+            if (!c->buf[i] || !is_batch(&d->params[i]))
                 continue;
             size_t have = ctx->ops->buffer_bytes(ctx, c->buf[i]);
             if (have < c->bytes[i])
@@ -465,18 +495,18 @@ typedef struct host_run {
     const midint_variant *v;
     midint_plan plan;
     unsigned param[MIDINT_PIPE_MAX];   /* the parameter of each pipeline operand */
+    unsigned nops;                     /* pipeline operands */
 } host_run;
 
 static midint_status run_chunk(midint_context *ctx, void *arg, void *const *dev, size_t first, size_t m, void *stream)
 {
     host_run *h = arg;
     void *bufs[MAX_PARAMS] = {NULL};
-    unsigned nops = 0;
     (void)first;
-    for (unsigned i = 0; i < h->c->info->nparams; i++)
-        if (h->c->buf[i])
-            nops++;
-    for (unsigned k = 0; k < nops; k++)
+    for (unsigned i = 0; i < h->c->info->nparams; i++) /* modulus objects: their device words, every chunk */
+        if (h->c->info->params[i].kind == MIDINT_PARAM_MODULUS)
+            bufs[i] = h->c->buf[i];
+    for (unsigned k = 0; k < h->nops; k++)
         bufs[h->param[k]] = dev[k];
     return enqueue(ctx, h->c, h->v, &h->plan, bufs, m, h->c->n % 4 == 0, stream);
 }
@@ -484,13 +514,13 @@ static midint_status run_chunk(midint_context *ctx, void *arg, void *const *dev,
 static midint_status run_host(midint_context *ctx, const call *c, const midint_variant *v, void *stream)
 {
     char names[MIDINT_PIPE_MAX][64];
-    host_run h = {c, v, {0}, {0}};
+    host_run h = {c, v, {0}, {0}, 0};
     midint_pipe_job job = {.count = c->count, .run = run_chunk, .arg = &h};
     unsigned k = 0;
     for (int out = 0; out < 2; out++) /* the pipeline's order: inputs, then outputs */
         for (unsigned i = 0; i < c->info->nparams; i++) {
             const midint_param_info *p = &c->info->params[i];
-            if (!c->buf[i] || (p->kind == MIDINT_PARAM_OUTPUT) != out)
+            if (!c->buf[i] || !is_batch(p) || (p->kind == MIDINT_PARAM_OUTPUT) != out)
                 continue;
             h.param[k] = i;
             job.user[k] = c->buf[i];
@@ -499,6 +529,7 @@ static midint_status run_host(midint_context *ctx, const call *c, const midint_v
             k++;
             *(out ? &job.nout : &job.nin) += 1;
         }
+    h.nops = k;
     job.chunk = midint_pipe_chunk(ctx, &job);
     midint_status st = v ? midint_plan_make(ctx, v, c->n, result_words(c), job.chunk, &h.plan) : MIDINT_OK;
     if (st != MIDINT_OK)

@@ -30,6 +30,8 @@ REQUIRED = (
     "mul_device_bits_33", "mul_device_bits_above_max", "mul_device_r_is_a_refused", "mullo_device_null_r",
     "mullo_device_count_0", "mullo_device_bits_33", "mullo_device_bits_above_max", "mul_forced_variant_too_small",
     "mullo_forced_variant_too_small", "mul_device_forced_variant_too_small", "mullo_device_forced_variant_too_small",
+    # a modulus shared by a batch: midint_modulus_create's refusals, and calls with a modulus that does not fit
+    "modulus_create_errors", "modulus_call_errors",
 )
 
 

@@ -119,6 +119,35 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         else expect(mpz_sgn(t) == 0, op, N, line, "r != 0 when not invertible");
         expect(ok == 0u || ok == 1u, op, N, line, "return value");
         expect(same(a, a0, N) && same(m, m0, N), op, N, line, "input changed");
+    } else if (!strcmp(op, "shared")) {
+        /* lib_modshared.j2 with the constants a modulus object holds, each function where it applies: Barrett (m's
+           top word nonzero, mu = floor(B^2N / m) within N + 1 words), Montgomery (odd m), powm both ways (odd m) */
+        u32 mu[N + 1], r1[N], rr[N], minv;
+        to_words(a, N, v[0]); to_words(b, N, v[1]); to_words(m, N, v[2]); to_words(e, ew, v[3]);
+        memcpy(a0, a, N * sizeof(u32)); memcpy(b0, b, sizeof b); memcpy(m0, m, sizeof m);
+        minv = ma_neg_inv{S}(m[0] | 1u);
+        mpz_mul(g, v[0], v[1]); mpz_mod(g, g, v[2]);
+        mpz_set_ui(t, 0); mpz_setbit(t, 64 * N); mpz_fdiv_q(h, t, v[2]);
+        if (m[N - 1] && mpz_sizeinbase(h, 2) <= 32 * (N + 1)) {
+            to_words(mu, N + 1, h);
+            poison(r, N);
+            ms_mulmod_barrett{S}(r, a, b, m, mu);
+            from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "barrett");
+        }
+        if (m[0] & 1u) {
+            mpz_set_ui(t, 0); mpz_setbit(t, 32 * N); mpz_mod(h, t, v[2]); to_words(r1, N, h);
+            mpz_mul(h, h, h); mpz_mod(h, h, v[2]); to_words(rr, N, h);
+            poison(r, N);
+            ms_mulmod{S}(r, a, b, m, rr, minv);
+            from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "montgomery");
+            mpz_powm(g, v[0], v[3], v[2]);
+            for (u32 ct = 0; ct < 2u; ct++) {
+                poison(r, N);
+                ms_powm{S}(r, a, e, ew, m, r1, rr, minv, ct);
+                from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, ct ? "powm ct" : "powm fast");
+            }
+        }
+        expect(same(a, a0, N) && same(b, b0, N) && same(m, m0, N), op, N, line, "input changed");
     } else {
         printf("BAD op %s\n", op); exit(2);
     }
@@ -133,10 +162,11 @@ int main(void)
     int n;
     unsigned ew, nv;
     long line = 0;
-    mpz_t v[3];
-    for (int i = 0; i < 3; i++) mpz_init(v[i]);
+    mpz_t v[4];
+    for (int i = 0; i < 4; i++) mpz_init(v[i]);
     while (scanf("%15s %d %u %u", op, &n, &ew, &nv) == 4) {
         line++;
+        if (nv > 4) return 2;
         for (unsigned i = 0; i < nv; i++) {
             if (scanf("%4095s", buf) != 1) return 2;
             mpz_set_str(v[i], buf, 16);
@@ -152,15 +182,17 @@ int main(void)
 """
 
 
-def render_lib(sizes):
+def render_lib(sizes, shared=False):
+    """lib_modarith.j2 for each N (and lib_modshared.j2's functions on it where `shared`)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
-    src = '{% import "lib_modarith.j2" as m %}' + "".join(
-        '{{ m.define("w%d", %d) }}\n' % (n, n) for n in sizes)
+    src = '{% import "lib_modarith.j2" as m %}{% import "lib_modshared.j2" as ms %}' + "".join(
+        '{{ m.define("w%d", %d) }}\n' % (n, n) + ('{{ ms.define("w%d", %d) }}\n' % (n, n) if shared else "")
+        for n in sizes)
     return env.from_string(src).render()
 
 
 def driver_source(sizes):
-    parts = [HOST_PRELUDE, render_lib(sizes), DRIVER_HEAD]
+    parts = [HOST_PRELUDE, render_lib(sizes, shared=True), DRIVER_HEAD]
     for n in sizes:
         parts.append(DRIVER_N.replace("{S}", "_w%d" % n).replace("{N}", str(n)))
     cases = "\n".join("        case %d: check_w%d(op, line, v, ew); break;" % (n, n) for n in sizes)
@@ -340,8 +372,25 @@ def inv_cases(n, rng):
     return cases
 
 
-@pytest.mark.parametrize("gen", (div_cases, mulmod_cases, powm_cases, gcd_cases, inv_cases),
-                         ids=("divrem", "mulmod", "powm", "gcd", "modinv"))
+def shared_cases(n, rng):
+    """lib_modshared: moduli at their edges and around B^(N-1) (where Barrett's mu stops fitting N + 1 words, and a
+    zero top word leaves Barrett out), inputs at and above m, exponents of 1 .. N + 1 words."""
+    B = 32 * n
+    top = (1 << B) - 1
+    w = 1 << (B - 32)
+    ms = special_moduli(n) + [w, w + 1, w - 1, w * 0xffffffff, top - w] + [rand_words(rng, n) or 1
+                                                                            for _ in range(counts(n) // 10)]
+    cases = []
+    for m in sorted({x for x in ms if 0 < x <= top}):
+        ew = rng.randint(1, n + 1)
+        for a, b in ((0, rng.getrandbits(B)), (top, top), (m - 1, m - 1), (m, m + 1 if m < top else 1),
+                     (rng.getrandbits(B), top), (rng.getrandbits(B), rng.getrandbits(B))):
+            cases.append(("shared", n, ew, [a & top, b & top, m, rng.getrandbits(32 * ew)]))
+    return cases
+
+
+@pytest.mark.parametrize("gen", (div_cases, mulmod_cases, powm_cases, gcd_cases, inv_cases, shared_cases),
+                         ids=("divrem", "mulmod", "powm", "gcd", "modinv", "shared"))
 def test_against_gmp(driver, gen):
     rng = random.Random("modarith-" + gen.__name__)   # fixed cases: a str seed is hashed deterministically
     cases = []
@@ -596,3 +645,21 @@ def test_opencl_syntax(tmp_path):
     res = subprocess.run([clang, "-x", "cl", "-cl-std=CL1.2", "-fsyntax-only", "-Werror", str(src)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
+
+
+@pytest.mark.parametrize("n", (1, 4))
+def test_powm_shared_ct_static(n):
+    """lib_modshared.j2's ms_powm (a shared modulus's constants) with ct != 0: the same dispatch as powm's into the same
+    ma_powm_ct (scanned by test_powm_ct_static); before it e is not used, after it the conversion out of Montgomery
+    form is scanned with acc secret: no branch, index, pointer arithmetic or division on it."""
+    S = "_w%d" % n
+    funcs = parse_functions(render_lib([n], shared=True))
+    params, body, ptrs = funcs["ms_powm" + S]
+    sel = re.search(r"if \(ct\)\s*ma_powm_ct%s\(acc, [^;]*;\s*else\s*ma_powm_fast%s\(acc, [^;]*;" % (S, S), body)
+    assert sel, "ms_powm's ct dispatch is not the expected `if (ct) ... else ...`"
+    head, tail = body[:sel.start()], body[sel.end():]
+    assert "e" not in idents(head) and "e" not in idents(tail), "ms_powm uses e outside the window loops"
+    locals_ = set(re.findall(r"(\w+)\s*\[\s*\d+\s*\]", body))
+    bad, visited = taint_scan(dict(funcs, ms_powm_tail=(params, tail, ptrs | locals_)), "ms_powm_tail", {"acc"})
+    assert not bad, "\n".join(bad)
+    assert "ma_montmul" + S in visited

@@ -262,3 +262,100 @@ def test_out_tuple_errors(ctx):
     bits = sizes(ctx, "divrem")[0]
     with pytest.raises(ValueError, match="out= holds 1 entries; the call returns 2 outputs"):
         ctx.divrem(limbs([1], 2 * bits), limbs([1], bits), out=(np.zeros((1, bits // 16), np.uint32),))
+
+
+# ---- a modulus shared by the batch (ctx.modulus: midint.Modulus; mulmod_shared, powm_shared) ----
+
+def shared_operands(m, bits, rng, count):
+    """Operands against one modulus: 0, 1, m - 1, m, m + 1, all-ones, multiples of m, random of every length; a
+    count that fills no block of threads."""
+    top = (1 << bits) - 1
+    xs = [0, 1, m - 1, m, m + 1, top, top - 1, m * rng.getrandbits(max(1, bits - m.bit_length())),
+          rng.getrandbits(bits), rng.getrandbits(bits // 2)]
+    xs = [x for x in xs if 0 <= x <= top]
+    return (xs + [rng.getrandbits(rng.randint(1, bits)) for _ in range(count)])[:count]
+
+
+def test_mulmod_shared_ints(ctx):
+    """a b mod m with one modulus for the batch, odd and even, at its edges (1, 3, 2^k - 1, 2^k, 2^k + 1, the
+    largest, around 2^(bits - 32)), inputs at and above m; through ctx.mulmod_shared and ctx.mulmod given the Modulus
+    (every kernel path: Barrett, Montgomery, the division, and at 96 and 224 bits the padded kernel's division)."""
+    rng = random.Random("mulmod_shared")
+    for bits in sizes(ctx, "mulmod_shared") + [224]:
+        w = 1 << (bits - 32)   # around 2^(bits - 32): where Barrett's reduction starts to apply (top word nonzero)
+        for m in dict.fromkeys(moduli(bits, rng) + [w - 1, w, w + 1, w * 0xFFFFFFFF]):
+            mod = ctx.modulus(m, bits)
+            assert (mod.bits, mod.odd) == (bits, bool(m & 1))
+            a, b = shared_operands(m, bits, rng, 13), shared_operands(m, bits, rng, 13)[::-1]
+            want = [x * y % m for x, y in zip(a, b)]
+            assert ctx.mulmod_shared(a, b, mod) == want, (bits, m)
+            assert ctx.mulmod(a, b, mod, bits=bits) == want, (bits, m)
+            mod.free()
+
+
+def test_powm_shared_ints(ctx):
+    """base^exp mod m for one odd modulus, both schedules (secret 0 and 1), exponents 0, 1, 2, all-ones, random."""
+    rng = random.Random("powm_shared")
+    for bits in sizes(ctx, "powm_shared", 512):
+        for m in moduli(bits, rng, odd=True)[:8]:
+            mod = ctx.modulus(m, bits)
+            base = shared_operands(m, bits, rng, 7)
+            exp = [0, 1, 2, (1 << 64) - 1] + [rng.getrandbits(64) for _ in range(3)]
+            for secret in (0, 1):
+                want = [pow(x, e, m) for x, e in zip(base, exp)]
+                assert ctx.powm_shared(base, exp, mod, ebits=64, secret=secret) == want, (bits, m, secret)
+                assert ctx.powm(base, exp, mod, ebits=64, secret=secret) == want, (bits, m, secret)
+
+
+def test_shared_arrays_in_place(ctx):
+    """NumPy arrays and DeviceArrays, the result in place of a; the modulus's bits taken from the arrays."""
+    rng = random.Random("shared arrays")
+    bits = sizes(ctx, "mulmod_shared")[0]
+    m = rng.getrandbits(bits) | 1 << (bits - 1) | 1
+    mod = ctx.modulus(m, bits)
+    a, b = shared_operands(m, bits, rng, 9), shared_operands(m, bits, rng, 9)
+    want = [x * y % m for x, y in zip(a, b)]
+    got = ctx.mulmod(limbs(a, bits), limbs(b, bits), mod)
+    assert midint.limbs_to_ints(got) == want
+    x = limbs(a, bits)
+    ctx.mulmod_shared(x, limbs(b, bits), mod, out=x)
+    assert midint.limbs_to_ints(x) == want
+    da, db = ctx.to_device(limbs(a, bits)), ctx.to_device(limbs(b, bits))
+    ctx.mulmod_shared(da, db, mod, out=da)
+    assert da.to_ints() == want
+
+
+def test_shared_modulus_errors(ctx):
+    """Refused: m < 1, m too wide for bits, bits not a multiple of 32, a call at other bits than the modulus's, an
+    even modulus for powm, a freed one, another context's, an array where a Modulus is wanted; nothing written."""
+    bits = sizes(ctx, "mulmod_shared")[0]
+    for m, why in ((0, "at least 1"), (-5, "at least 1"), (1.5, "not an int")):
+        with pytest.raises(ValueError, match=why):
+            ctx.modulus(m, bits)
+    with pytest.raises(ValueError):
+        ctx.modulus(1 << bits, bits)
+    with pytest.raises(ValueError, match="MIDINT_ERR_INVALID_BITS"):
+        ctx.modulus(7, 33)
+    even = ctx.modulus(6, bits)
+    a = limbs([5, 7, 9], bits)
+    r = np.full_like(a, CANARY)
+    with pytest.raises(ValueError, match="m is even; powm_shared needs an odd modulus"):
+        ctx.powm_shared(a, a[:, :1].copy(), even, ebits=32, out=r)
+    assert (r == CANARY).all()
+    if bits * 2 <= ctx.max_bits("mulmod_shared"):
+        wide = limbs([5, 7, 9], bits * 2)
+        with pytest.raises(ValueError, match=f"m was made for {bits} bits; this call has bits {bits * 2}"):
+            ctx.mulmod_shared(wide, wide, even)
+    with pytest.raises(TypeError, match="must be a midint.Modulus"):
+        ctx.mulmod_shared(a, a, a)
+    other = midint.Context(ctx.backend)
+    try:
+        theirs = other.modulus(7, bits)
+        with pytest.raises(ValueError, match="another context"):
+            ctx.mulmod_shared(a, a, theirs)
+    finally:
+        other.close()
+    assert theirs.handle is None   # freed with its context
+    even.free()
+    with pytest.raises(ValueError, match="freed"):
+        ctx.mulmod_shared(a, a, even)

@@ -71,7 +71,7 @@ def is_modular(op):
 
 # Per modular operation, the argument sets of its rows: powm with 512-bit exponents (NVIDIA CGBN's benchmark) and with
 # exponents as wide as the modulus ("full"); divrem and mod divide a 2 bits dividend (their default) by bits.
-MOD_ROWS = {"powm": ("ebits=512", "full")}
+MOD_ROWS = {"powm": ("ebits=512", "full"), "powm_shared": ("ebits=512", "full")}
 # Instances per row: the batch of --words words per operand, but at most MOD_WORK word products (a thread per
 # instance: powm costs about 1.25 ebits words^2, gcd and modinv about 2 bits words, divrem 2 words^2), at least
 # MOD_MIN_COUNT (two instances per thread of the GPU).
@@ -81,7 +81,8 @@ MOD_MIN_COUNT = 1 << 19
 
 def mod_cost(op, bits, ebits):
     w = bits // 32
-    return {"powm": 1.25 * ebits * w * w, "gcd": 2 * bits * w, "modinv": 4 * bits * w}.get(op, 2 * w * w)
+    return {"powm": 1.25 * ebits * w * w, "gcd": 2 * bits * w, "modinv": 4 * bits * w}.get(op.removesuffix("_shared"),
+                                                                                            2 * w * w)
 
 
 def mod_table(m, ops, gen, asked, args):

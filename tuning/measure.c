@@ -6,7 +6,9 @@
  *                                        VARIANT "default" times what dispatch picks (and names it)
  *   square OP BITS COUNT VARIANT REPS -> as time, with one buffer for both operands (b is a: a square)
  *   run OP BITS COUNT VARIANT REPS [ARGS] -> as time, for any operation through its descriptor (division and
- *                                        modular arithmetic: their scalars as ARGS, "ebits=512"; measure_ops.c)
+ *                                        modular arithmetic: their scalars as ARGS, "ebits=512"; a modulus object's
+ *                                        parity "modulus=odd" / "modulus=even", or "modulus=short" (odd, the top
+ *                                        word zero); measure_ops.c)
  *   gmpop OP BITS COUNT THREADS [ARGS] -> "gmpop OP BITS COUNT THREADS SECONDS [ARGS]" (GMP's mpz function for a
  *                                        modular operation on host threads; measure_ops.c)
  *   copy WORDS REPS                   -> "copy WORDS MEDIAN_MS GBPS" (device-to-device, read + write)

@@ -2,8 +2,8 @@
 # mod_session.sh — division and modular arithmetic on a lent GPU: their CUDA tests, then each operation timed against
 # the issue's CGBN marks (tuning/measure's run command: device buffers, random inputs, 257 instances checked against
 # GMP) and GMP on the host's cores. Run from the repository root after make (SIZES including 256..8192); logs to $OUT.
-# Knobs: MOD_STEPS ("tests bench"; "gmp": GMP's mpz on the host's cores, the same inputs), MOD_SIZES, CT_SIZES,
-# REPS.
+# Knobs: MOD_STEPS ("tests bench"; "gmp": GMP's mpz on the host's cores, the same inputs; "shared": a shared modulus
+# against mul), MOD_SIZES, CT_SIZES, SHARED_SIZES, REPS.
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -16,7 +16,7 @@ has() { case " $MOD_STEPS " in *" $1 "*) return 0;; esac; return 1; }
 if has tests; then
   echo "== modular operations: CUDA tests"
   timeout 300 python3 -m pytest -q -p no:cacheprovider -x -k "cuda and (divrem_ or mod_ or mulmod_ or powm_ or gcd_ or \
-    modinv_)" tests/test_variants.py 2>&1 | tee "$OUT/pytest_mod.log" | tail -4
+    modinv_ or _shared_)" tests/test_variants.py 2>&1 | tee "$OUT/pytest_mod.log" | tail -4
 fi
 
 # constant time: powm with secret=1 on all-zero against all-one exponents of the same width (CT_SIZES)
@@ -56,6 +56,29 @@ if has bench; then
   timeout 400 build/tuning/measure --backend cuda --tuning none < "$OUT/mod_cmds.txt" 2>&1 | tee "$OUT/mod_bench.log" |
     awk '$1 == "run" || $1 == "time" { ms = $7; printf "%-7s %5s %8s %-38s %10.3f ms %10.2f M/s %s %s\n", $2, $3, $4, $5, ms, (ms > 0 ? $4 / ms / 1000 : 0), $8, $9 }
     $1 == "gmpop" { printf "gmpop %-7s %5s %8s %s threads %10.3f s %s\n", $2, $3, $4, $5, $6, $7 }'
+fi
+
+# a shared modulus (midint_modulus_create): mulmod_shared with full-width odd and even moduli (Barrett's reduction) and
+# a short odd one (two Montgomery products), powm_shared, against mul and the per-instance rows at 2^27 words per
+# operand (the mark: mulmod_shared >= 55% of mul)
+SHARED_SIZES=${SHARED_SIZES:-"256 384 512 1024 2048 4096 8192"}
+if has shared; then
+  echo "== a shared modulus: M instances/s (CUDA)"
+  {
+    for b in $SHARED_SIZES; do
+      c=$(( (1 << 27) / (b / 32) ))
+      echo "time mul $b $c default $REPS"
+      echo "run mulmod_shared $b $c default $REPS modulus=odd"
+      echo "run mulmod_shared $b $c default $REPS modulus=even"
+      echo "run mulmod_shared $b $c default $REPS modulus=short"
+      echo "run mulmod $b $c default $REPS"
+      p=$(count_for powm $b); [ $p -gt 1048576 ] && p=1048576; [ $p -lt 4096 ] && p=4096
+      echo "run powm_shared $b $p default $REPS ebits=512,modulus=odd"
+      echo "run powm $b $p default $REPS ebits=512"
+    done
+  } > "$OUT/shared_cmds.txt"
+  timeout 500 build/tuning/measure --backend cuda --tuning none < "$OUT/shared_cmds.txt" 2>&1 | tee "$OUT/shared_bench.log" |
+    awk '$1 == "run" || $1 == "time" { ms = $7; printf "%-14s %5s %9s %-44s %10.3f ms %10.2f M/s %s %s\n", $2, $3, $4, $5, ms, (ms > 0 ? $4 / ms / 1000 : 0), $8, $9 }'
 fi
 
 if has gmp; then

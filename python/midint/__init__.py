@@ -4,13 +4,13 @@ NumPy arrays and CUDA device arrays. See python/README.md; `python -m midint.inf
 from . import _lib
 from ._errors import MidintDeviceError, MidintError, MidintMemoryError, MidintTypeError, MidintValueError
 from ._lib import LibraryNotFound
-from .context import Context, DeviceArray
+from .context import Context, DeviceArray, Modulus
 from .ops import OPS
 from .convert import ints_to_limbs, limbs_to_ints
 
 __version__ = "0.1.0"
 
-__all__ = ["Context", "DeviceArray", "MidintError", "MidintValueError", "MidintTypeError", "MidintMemoryError",
+__all__ = ["Context", "DeviceArray", "Modulus", "MidintError", "MidintValueError", "MidintTypeError", "MidintMemoryError",
            "MidintDeviceError", "LibraryNotFound", "ints_to_limbs", "limbs_to_ints", "library_path", "registry_id",
            "variants", "generated_sizes", "OPS"]
 
@@ -37,7 +37,8 @@ def generated_sizes(backend=None):
     out = {}
     for name in variants():
         fields = name.split("_")
-        op = "_".join(fields[:2]) if fields[0] == "expr" else fields[0]   # expr_poly_2048_u64_..._cuda
+        k = next(i for i, f in enumerate(fields) if f.isdigit())   # expr_poly_2048_u64_..., mulmod_shared_256_...
+        op = "_".join(fields[:k])
         if backend is None or fields[-1] == backend:
-            out.setdefault(op, set()).add(int(fields[len(op.split("_"))]))
+            out.setdefault(op, set()).add(int(fields[k]))
     return {op: sorted(s) for op, s in out.items()}

@@ -45,6 +45,9 @@ PROTOTYPES = {
     "midint_op_describe": (c_void_p, [c_int]),
     "midint_run": (c_int, [c_void_p, c_int, c_size_t, c_uint, c_void_p, c_void_p]),
     "midint_run_device": (c_int, [c_void_p, c_int, c_size_t, c_uint, c_void_p, c_void_p, c_void_p]),
+    # a modulus shared by a batch (midint_modulus_create): the object the *_shared operations take
+    "midint_modulus_create": (c_int, [c_void_p, c_void_pp, c_uint, c_void_p]),
+    "midint_modulus_free": (None, [c_void_p]),
     "midint_host_alloc": (c_int, [c_void_p, c_size_t, c_void_pp]),
     "midint_host_free": (c_int, [c_void_p, c_void_p]),
     "midint_buffer_alloc": (c_int, [c_void_p, c_size_t, c_void_pp]),

@@ -38,9 +38,10 @@ def bytes_moved(op, bits):
 
 def plain(spec):
     """Whether the benchmark's random operands suit the operation: at most two inputs, all of bits bits, with no
-    rules (not divrem, mod, mulmod, powm, modinv: their divisors and moduli, widths and flags)."""
+    rules (not divrem, mod, mulmod, powm, modinv: their divisors and moduli, widths and flags; not the operations of a
+    modulus object, mulmod_shared and powm_shared)."""
     return (len(spec.inputs) <= 2 and not any(p.width_scalar or p.nonzero or p.odd for p in spec.inputs)
-            and not any(p.width or p.flag for p in spec.scalars))
+            and not any(p.width or p.flag for p in spec.scalars) and not spec.moduli)
 
 
 def c_args(op, r, a, b):

@@ -13,7 +13,7 @@ import numpy as np
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
 from .convert import _checked, ints_to_limbs, limbs_to_ints
-from .ops import MAX_WIDTH_BITS, OPS, OUTPUT
+from .ops import INPUT, MAX_WIDTH_BITS, MODULUS, OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
 BACKEND_NAMES = {1: "cuda", 2: "opencl"}
@@ -106,7 +106,18 @@ def _dlpack_operand(x, name, writable=False):
     return _Operand("cuda", x, v.ptr, count, words, keep=v, device_id=v.device_id)
 
 
-class DeviceArray:
+class _Freed:
+    """An object holding something of a Context's (a device buffer, a modulus) that free() releases; collected, it
+    frees itself."""
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:   # interpreter shutdown
+            pass
+
+
+class DeviceArray(_Freed):
     """Device memory owned by a Context (midint_buffer_alloc): uint32 limbs of shape (count, words), or (count,)
     for carries. A CUDA pointer or an OpenCL cl_mem: the way to keep data on the device between calls without
     CuPy, on either backend. On CUDA it exports __cuda_array_interface__, so CuPy, Numba or PyTorch can read it
@@ -161,12 +172,6 @@ class DeviceArray:
                 self.ctx._lib.midint_buffer_free(self.ctx._h, self.handle)
         self.handle = None
 
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:   # interpreter shutdown
-            pass
-
     @property
     def __cuda_array_interface__(self):
         if self.ctx.backend != "cuda":
@@ -197,6 +202,38 @@ class _Pinned:
             pass
 
 
+class Modulus(_Freed):
+    """A modulus shared by a whole batch (midint_modulus_create): made once on a context for one size (ctx.modulus(m,
+    bits)), checked (m >= 1) and uploaded with what the kernels would otherwise compute per instance. The *_shared
+    operations take it (ctx.mulmod_shared(a, b, mod), ctx.powm_shared(base, exp, mod)), and so do ctx.mulmod and
+    ctx.powm in place of their array of moduli. Calls take it at its own bits; powm needs an odd m. It belongs to its
+    context: free() it (or let it be collected, or close the context)."""
+
+    def __init__(self, ctx, m, bits=None):
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise value_error(f"modulus: m={m!r} is not an int >= 1 (a modulus is at least 1)",
+                              "MIDINT_ERR_INVALID_ARGUMENT")
+        if bits is None:
+            bits = 32 * max(1, -(-m.bit_length() // 32))
+        _bits_arg(bits)
+        limbs = ints_to_limbs([m], bits, "m")
+        h = ctypes.c_void_p()
+        ctx._call(ctx._lib.midint_modulus_create, ctx._h, ctypes.byref(h), bits, limbs.ctypes.data)
+        self.ctx, self.handle, self.bits, self.value, self.odd = ctx, h.value, bits, m, bool(m & 1)
+        ctx._moduli.add(self)
+
+    def free(self):
+        """Release the device copy (calls that use it must have completed; asynchronous ones: synchronize first)."""
+        ctx = self.ctx
+        with ctx._lock:
+            if self.handle is not None and ctx._h is not None:
+                ctx._lib.midint_modulus_free(self.handle)
+            self.handle = None
+
+    def __repr__(self):
+        return f"<midint.Modulus {self.bits} bits, {'odd' if self.odd else 'even'}{'' if self.handle else ', freed'}>"
+
+
 class Context:
     """A midint context on one device: `Context(backend=None, device=0)`, backend None/"auto" (CUDA when a CUDA
     device is present, else OpenCL), "cuda" or "opencl". Use it as a context manager or close() it. One thread
@@ -211,6 +248,7 @@ class Context:
         self._lock = threading.RLock()
         self._h = None
         self._buffers = weakref.WeakSet()
+        self._moduli = weakref.WeakSet()
         h = ctypes.c_void_p()
         st = self._lib.midint_open(ctypes.byref(h), BACKEND_CODES[backend], int(device))
         if st:
@@ -230,6 +268,8 @@ class Context:
             for buf in list(self._buffers):
                 self._lib.midint_buffer_free(self._h, buf.handle)
                 buf.handle = None
+            for mod in list(self._moduli):   # they belong to the context: freed before it
+                mod.free()
             self._lib.midint_close(self._h)   # also frees what is left of the pinned memory
             self._h = None
 
@@ -311,6 +351,12 @@ class Context:
     def synchronize(self, stream=None):
         """Wait for the work midint enqueued on `stream` (None: the default stream / the context's queue)."""
         self._call(self._lib.midint_synchronize, self._h, _stream_ptr(stream))
+
+    # ---- a modulus shared by a batch ----
+    def modulus(self, m, bits=None):
+        """A Modulus for whole batches: m (an int >= 1) at `bits` (default: the smallest multiple of 32 that holds
+        m), for ctx.mulmod_shared / ctx.powm_shared, or ctx.mulmod / ctx.powm in place of their moduli."""
+        return Modulus(self, m, bits)
 
     # ---- memory ----
     def empty(self, shape):
@@ -490,7 +536,15 @@ class Context:
         counts."""
         if self._h is None:
             raise value_error("the midint context is closed")
+        shared = OPS.get(spec.name + "_shared")
+        if not spec.moduli and shared and any(isinstance(x, Modulus) for x in (*args, *kw.values())):
+            spec = shared   # ctx.mulmod(a, b, mod) with a Modulus: the operation of a shared modulus
         call = _Call(spec, args, kw)
+        for p in spec.moduli:
+            mod = call.moduli[p.name]
+            if mod.ctx is not self or mod.handle is None:
+                why = "made on another context" if mod.handle is not None else "freed"
+                raise value_error(f"{spec.name}: {p.name} is a Modulus {why}", "MIDINT_ERR_INVALID_ARGUMENT")
         ins = [self._operand(x, p.name) for x, p in zip(call.inputs, spec.inputs)]
         kinds = {o.kind for o in ins}
         if len(kinds) > 1:
@@ -503,6 +557,8 @@ class Context:
         bits = call.bits
         if bits is not None:
             _bits_arg(bits)
+        if kind == "ints" and bits is None and spec.moduli:
+            bits = call.moduli[spec.moduli[0].name].bits   # lists of ints: the modulus's size
         if kind == "ints":
             if bits is None:
                 raise value_error(f"{spec.name}: bits= is required with lists of ints (the width of the modular "
@@ -542,6 +598,8 @@ class Context:
                 if p.kind == OUTPUT:
                     o = outs.get(p.name)
                     bufs.append(None if o is None else o.ctypes.data if host else _device_ptr(o))
+                elif p.kind == MODULUS:
+                    bufs.append(call.moduli[p.name].handle)
                 elif p.is_number:
                     bufs.append(next(given_ins).ptr)
                 else:
@@ -773,9 +831,14 @@ def _spec_of_method(name):
     return None
 
 
+def _operands(spec):
+    """ctx.<op>'s positional operands: its inputs of integers and its modulus objects, in the C order."""
+    return tuple(p for p in spec.params if p in spec.inputs or p.kind == MODULUS)
+
+
 def _op_doc(spec):
     """ctx.<op>'s docstring from the library's descriptor."""
-    ins = ", ".join(p.name for p in spec.inputs)
+    ins = ", ".join(p.name for p in _operands(spec))
     needed = ", ".join(p.name for p in spec.scalars if not (p.width or p.flag))
     later = ", ".join(f"{p.name}={'None' if p.width else '0'}" for p in spec.scalars if p.width or p.flag)
     flags = ", ".join(f"return_{p.name}=False" for p in spec.outputs if p.optional)
@@ -792,6 +855,8 @@ def _op_doc(spec):
                          f"{'multiple of bits' if s.max_per_n else 'multiple of 32'} that holds every {p.name})")
         if p.nonzero or p.odd:
             notes.append(f"every {p.name} must be {'odd' if p.odd else 'nonzero'}")
+    for p in spec.moduli:
+        notes.append(f"{p.name} is a midint.Modulus of the call's bits (ctx.modulus){', odd' if p.rules & 2 else ''}")
     if len([p for p in spec.outputs if not p.optional]) > 1 or any(p.optional for p in spec.outputs):
         notes.append("out= may be a tuple with one array (or None) per output returned")
     extra = "; ".join(notes)
@@ -814,12 +879,19 @@ class _Call:
         self.returns = {p.name: bool(kw.pop("return_" + p.name, False)) for p in optional}
         if "return_carry" in kw and len(optional) == 1:   # sub: return_carry as well as return_borrow
             self.returns[optional[0].name] |= bool(kw.pop("return_carry"))
-        n_in = len(spec.inputs)
-        if len(args) < n_in:
+        operands = _operands(spec)   # the inputs and modulus objects, in C order
+        n_in = len(operands)
+        given = list(args[:n_in]) + [kw.pop(p.name) for p in operands[len(args):] if p.kind == MODULUS and p.name in kw]
+        if len(given) < n_in:
             raise value_error(f"{spec.name} takes {n_in} input{'s' if n_in != 1 else ''} "
-                              f"({', '.join(p.name for p in spec.inputs)}); {len(args)} given",
+                              f"({', '.join(p.name for p in operands)}); {len(given)} given",
                               "MIDINT_ERR_INVALID_ARGUMENT")
-        self.inputs = args[:n_in]
+        self.inputs = [x for x, p in zip(given, operands) if p.kind == INPUT]
+        self.moduli = {p.name: x for x, p in zip(given, operands) if p.kind == MODULUS}
+        for name, x in self.moduli.items():
+            if not isinstance(x, Modulus):
+                raise type_error(f"{spec.name}: {name} must be a midint.Modulus (ctx.modulus(m, bits)), not "
+                                 f"{type(x).__name__}")
         extra = args[n_in:]   # required scalars, bits, optional scalars (ctx.add(a, b, 512), ctx.shl(a, 3, 512))
         leave_out = {p.name for p in spec.scalars if p.width or p.flag}
         order = ([p.name for p in spec.scalars if p.name not in leave_out] + ["bits"] +

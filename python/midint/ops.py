@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from . import _lib
 
-INPUT, OUTPUT, SCALAR = 0, 1, 2   # midint_param_kind
+INPUT, OUTPUT, SCALAR, MODULUS = 0, 1, 2, 3   # midint_param_kind
 RULE_NONZERO, RULE_ODD, RULE_WIDTH, RULE_FLAG = 1, 2, 4, 8   # midint_param_info.rules (MIDINT_RULE_*)
 MAX_WIDTH_BITS = 1 << 26   # MIDINT_MAX_WIDTH_BITS: the most bits a width scalar may give
 
@@ -45,6 +45,11 @@ class Param:
     def is_number(self):
         """A buffer of one integer per instance: bits-bit (n or 2n words) or a width scalar's width."""
         return self.is_buffer and bool(self.words_per_n or self.width_scalar is not None)
+
+    @property
+    def modulus(self):
+        """A modulus for the whole batch: a midint.Modulus (ctx.modulus(m, bits)), not an array of instances."""
+        return self.kind == MODULUS
 
     @property
     def nonzero(self):
@@ -101,6 +106,11 @@ class OpSpec:
         (divrem's dividend, powm's exponent); the positional arguments of ctx.NAME. (Per-instance counts, like shl's
         shifts, are not among them: they stand for a scalar.)"""
         return tuple(p for p in self.params if p.kind == INPUT and p.is_number)
+
+    @property
+    def moduli(self):
+        """The modulus objects it takes (midint.Modulus), positional after the inputs in C order."""
+        return tuple(p for p in self.params if p.kind == MODULUS)
 
     @property
     def outputs(self):

@@ -1425,7 +1425,112 @@ static const plain_check first_checks[] = {
     {"status_names", check_status_names},
 };
 
+/* ---- a modulus shared by a batch (midint_modulus_create) and the calls that take one ---- */
+
+/* Skipped where the build has no mulmod_shared (the object is made for its sizes). */
+static int modulus_bits(env *e, unsigned *bits, char *why, size_t len)
+{
+    *bits = midint_max_bits(e->ctx, MIDINT_OP_MULMOD_SHARED) >= 256 ? 256 : 0;
+    if (!*bits)
+        snprintf(why, len, "mulmod_shared is not generated at 256 bits");
+    return *bits != 0;
+}
+
+/* midint_modulus_create(ctx, mod, bits, m) fails with `want` naming `kw`, leaves *mod NULL */
+static int create_fails(env *e, midint_context *ctx, int null_out, unsigned bits, const uint32_t *m, midint_status want,
+                        const char *const *kw, char *why, size_t len)
+{
+    midint_modulus *mod = (midint_modulus *)(uintptr_t)0x1;
+    arm(e);
+    midint_status st = midint_modulus_create(ctx, null_out ? NULL : &mod, bits, m);
+    if (!expect(why, len, "midint_modulus_create", st, want, midint_last_error(ctx), kw))
+        return 0;
+    if (!null_out && mod != NULL)
+        return failf(why, len, "midint_modulus_create failed but left *mod %p (want NULL)", (void *)mod);
+    return 1;
+}
+
+static int check_modulus_create(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    uint32_t m[300] = {0}, zero[300] = {0};
+    unsigned bits, max = midint_max_bits(e->ctx, MIDINT_OP_MULMOD_SHARED);
+    if (!modulus_bits(e, &bits, why, len))
+        return SKIPPED;
+    m[0] = 7;
+    return create_fails(e, NULL, 0, bits, m, MIDINT_ERR_NULL_POINTER, KW("midint_modulus_create", "ctx"), why, len) &&
+           create_fails(e, e->ctx, 1, bits, m, MIDINT_ERR_NULL_POINTER, KW("mod is NULL"), why, len) &&
+           create_fails(e, e->ctx, 0, bits, NULL, MIDINT_ERR_NULL_POINTER, KW("m_host"), why, len) &&
+           create_fails(e, e->ctx, 0, 0, m, MIDINT_ERR_INVALID_BITS, KW("bits is 0"), why, len) &&
+           create_fails(e, e->ctx, 0, 33, m, MIDINT_ERR_INVALID_BITS, KW("bits is 33"), why, len) &&
+           (max + 32 > 32 * 300 || create_fails(e, e->ctx, 0, max + 32, m, MIDINT_ERR_BITS_TOO_LARGE, KW("bits"), why,
+                                                len)) &&
+           create_fails(e, e->ctx, 0, bits, zero, MIDINT_ERR_INVALID_ARGUMENT, KW("m is zero", "at least 1"), why,
+                        len);
+}
+
+/* A call with a modulus that does not fit it: refused before anything is written (r keeps its canary). */
+static int modulus_call_fails(env *e, midint_op op, unsigned bits, const midint_modulus *mod, midint_status want,
+                              const char *const *kw, char *why, size_t len)
+{
+    enum { COUNT = 3 };
+    uint32_t a[COUNT * 16], b[COUNT * 16], r[COUNT * 16];
+    unsigned n = bits / 32;
+    for (unsigned i = 0; i < COUNT * 16; i++)
+        a[i] = b[i] = i + 1, r[i] = CANARY;
+    arm(e);
+    midint_status st = op == MIDINT_OP_MULMOD_SHARED ? midint_mulmod_shared(e->ctx, COUNT, bits, r, a, b, mod)
+                                                     : midint_powm_shared(e->ctx, COUNT, bits, r, a, b, mod, 32, 0);
+    if (!expect(why, len, midint_op_describe(op)->name, st, want, midint_last_error(e->ctx), kw))
+        return 0;
+    for (unsigned i = 0; i < COUNT * n; i++)
+        if (r[i] != CANARY)
+            return failf(why, len, "%s failed but wrote r[%u]", midint_op_describe(op)->name, i);
+    return 1;
+}
+
+static int check_modulus_calls(env *e, const void *arg, midint_op op, char *why, size_t len)
+{
+    (void)arg, (void)op;
+    uint32_t m[8] = {6, 0, 0, 0, 0, 0, 0, 1}; /* even */
+    unsigned bits;
+    if (!modulus_bits(e, &bits, why, len))
+        return SKIPPED;
+    midint_modulus *even = NULL, *other = NULL;
+    midint_context *ctx2 = NULL;
+    int ok = midint_modulus_create(e->ctx, &even, bits, m) == MIDINT_OK;
+    if (!ok)
+        return failf(why, len, "midint_modulus_create of an even m: %s", midint_last_error(e->ctx));
+    ok = midint_modulus_bits(even) == bits && !midint_modulus_is_odd(even) && midint_modulus_bits(NULL) == 0 &&
+         !midint_modulus_is_odd(NULL);
+    if (!ok)
+        failf(why, len, "midint_modulus_bits / midint_modulus_is_odd do not describe the object");
+    ok = ok &&
+         modulus_call_fails(e, MIDINT_OP_MULMOD_SHARED, bits, NULL, MIDINT_ERR_NULL_POINTER, KW("m is NULL"), why,
+                            len) &&
+         modulus_call_fails(e, MIDINT_OP_POWM_SHARED, bits, even, MIDINT_ERR_INVALID_ARGUMENT,
+                            KW("midint_powm_shared", "m is even", "odd modulus"), why, len) &&
+         (midint_max_bits(e->ctx, MIDINT_OP_MULMOD_SHARED) < bits * 2 ||
+          modulus_call_fails(e, MIDINT_OP_MULMOD_SHARED, bits * 2, even, MIDINT_ERR_INVALID_ARGUMENT,
+                             KW("m was made for 256 bits", "bits 512"), why, len));
+    if (ok && midint_open(&ctx2, e->backend, 0) == MIDINT_OK) {
+        m[0] = 7;
+        ok = midint_modulus_create(ctx2, &other, bits, m) == MIDINT_OK;
+        if (!ok)
+            failf(why, len, "midint_modulus_create on a second context: %s", midint_last_error(ctx2));
+        ok = ok && modulus_call_fails(e, MIDINT_OP_MULMOD_SHARED, bits, other, MIDINT_ERR_INVALID_ARGUMENT,
+                                      KW("another context"), why, len);
+    }
+    midint_modulus_free(other);
+    midint_close(ctx2);
+    midint_modulus_free(even);
+    midint_modulus_free(NULL); /* allowed */
+    return ok;
+}
+
 static const plain_check last_checks[] = {
+    {"modulus_create_errors", check_modulus_create},
+    {"modulus_call_errors", check_modulus_calls},
     {"force_variant_null_ctx", check_force_variant_null_ctx},
     {"staging_bytes_0", check_staging_bytes_0},
     {"staging_bytes_null_ctx", check_staging_bytes_null_ctx},

@@ -396,7 +396,8 @@ int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const cha
         /* every input of an instance from one shape (cases_mod.c) */
         for (unsigned i = 0; i < d->nparams; i++) {
             size_t bytes = (size_t)(count * batch_words(b, i) * 4);
-            if (d->params[i].kind == MIDINT_PARAM_INPUT && !(b->host[i] = alloc(bytes ? bytes : 4, arg))) {
+            int in = d->params[i].kind == MIDINT_PARAM_INPUT || d->params[i].kind == MIDINT_PARAM_MODULUS;
+            if (in && !(b->host[i] = alloc(bytes ? bytes : 4, arg))) {
                 snprintf(why, len, "out of host memory");
                 return 0;
             }
@@ -443,8 +444,19 @@ int batch_make(op_batch *b, midint_op op, size_t count, unsigned bits, const cha
     return 1;
 }
 
+midint_status batch_moduli(op_batch *b, midint_context *ctx)
+{
+    midint_status st = MIDINT_OK;
+    for (unsigned i = 0; i < b->info->nparams && st == MIDINT_OK; i++)
+        if (b->info->params[i].kind == MIDINT_PARAM_MODULUS && !b->mod[i])
+            st = midint_modulus_create(ctx, &b->mod[i], b->bits, b->host[i]);
+    return st;
+}
+
 void batch_free(op_batch *b, void (*release)(void *p, void *arg), void *arg)
 {
+    for (unsigned i = 0; b->info && i < b->info->nparams; i++)
+        midint_modulus_free(b->mod[i]);
     for (unsigned i = 0; b->info && i < b->info->nparams; i++) {
         for (unsigned j = 0; j < i; j++) /* an alias shares one array */
             if (b->host[j] == b->host[i])
@@ -459,7 +471,9 @@ void batch_buffers(const op_batch *b, void **bufs)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < b->info->nparams; i++)
-        if (b->info->params[i].kind != MIDINT_PARAM_SCALAR)
+        if (b->info->params[i].kind == MIDINT_PARAM_MODULUS)
+            bufs[k++] = b->mod[i];
+        else if (b->info->params[i].kind != MIDINT_PARAM_SCALAR)
             bufs[k++] = b->absent[i] ? NULL : b->host[i];
 }
 

@@ -60,6 +60,7 @@ typedef struct op_batch {
     uint32_t *host[OPB_MAX];
     unsigned scalar[OPB_MAX];
     int absent[OPB_MAX];
+    midint_modulus *mod[OPB_MAX]; /* a modulus object's parameter: made from host[i]'s first instance (batch_moduli) */
 } op_batch;
 
 /* Make a batch: the inputs of n words from `pattern` and `seed` (pairs as fill_operands' a and b), the scalars and the
@@ -78,7 +79,12 @@ int op_is_modular(const midint_op_info *d);
 int fill_modular(op_batch *b, const char *pattern, uint64_t seed);
 extern const char *const modular_pattern_names[];
 
-/* The call's arguments: its buffers in the descriptor's order (NULL where absent), and its scalars. */
+/* The modulus objects of a batch (parameters of kind MIDINT_PARAM_MODULUS) on ctx, made from their arrays' first
+ * instance (fill_modular gives every instance the same); batch_free frees them. */
+midint_status batch_moduli(op_batch *b, midint_context *ctx);
+
+/* The call's arguments: its buffers in the descriptor's order (NULL where absent; a modulus object where the
+ * parameter is one), and its scalars. */
 void batch_buffers(const op_batch *b, void **bufs);
 void batch_scalars(const op_batch *b, unsigned *scalars);
 

@@ -132,8 +132,13 @@ int fill_modular(op_batch *b, const char *pattern, uint64_t seed)
     int im = -1;
     unsigned rules = 0;
     for (unsigned i = 0; i < d->nparams; i++)
-        if (d->params[i].kind == MIDINT_PARAM_INPUT && d->params[i].rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD))
+        if (d->params[i].kind != MIDINT_PARAM_SCALAR && d->params[i].kind != MIDINT_PARAM_OUTPUT &&
+            d->params[i].rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD))
             im = (int)i, rules = d->params[i].rules;
+    /* a modulus object (MIDINT_PARAM_MODULUS): one modulus, of the first instance's shape, for every instance (the
+     * batch's array of it holds count copies, so the reference reads it as any input); the operands keep their own
+     * shapes against it, and `shared` makes the first a multiple of it instead of replacing it */
+    int one_m = im >= 0 && d->params[im].kind == MIDINT_PARAM_MODULUS;
     for (unsigned i = 0; im < 0 && i < d->nparams; i++)
         if (d->params[i].kind == MIDINT_PARAM_INPUT && d->params[i].words_per_n == 1)
             im = (int)i;   /* the last input of n words: gcd's b */
@@ -143,11 +148,13 @@ int fill_modular(op_batch *b, const char *pattern, uint64_t seed)
     for (size_t inst = 0; inst < b->count; inst++) {
         int s = mixed ? (int)((inst * 5 + seed) % NSHAPES) : which;
         unsigned mbits = 32u * (unsigned)batch_words(b, (unsigned)im);
-        make_modulus(m, s, &g, mbits);
-        if (rules & MIDINT_RULE_ODD)
-            mpz_setbit(m, 0);
-        if ((rules & MIDINT_RULE_NONZERO) && mpz_sgn(m) == 0)
-            mpz_set_ui(m, 1);
+        if (!one_m || inst == 0) {
+            make_modulus(m, s, &g, mbits);
+            if (rules & MIDINT_RULE_ODD)
+                mpz_setbit(m, 0);
+            if ((rules & MIDINT_RULE_NONZERO) && mpz_sgn(m) == 0)
+                mpz_set_ui(m, 1);
+        }
         unsigned j = 0;   /* the operands relate to the valid modulus; a shared factor replaces it (still valid) */
         for (unsigned i = 0; i < d->nparams; i++) {
             const midint_param_info *p = &d->params[i];
@@ -156,6 +163,8 @@ int fill_modular(op_batch *b, const char *pattern, uint64_t seed)
             unsigned xbits = 32u * (unsigned)batch_words(b, i);
             if (strcmp(p->name, "exp") == 0 && (s == 12 || s == 1 || s == 3))
                 make_exponent(x, s == 12 ? inst : s == 1 ? 0 : 1, &g, xbits);   /* zero: e = 0; one: e = 1 */
+            else if (s == 10 && j == 0 && one_m)
+                make_operand(x, 8, j, inst, m, &g, xbits);   /* multiple */
             else if (s == 10 && j == 0)
                 make_shared(m, x, &g, mbits, xbits, (rules & MIDINT_RULE_ODD) != 0);
             else

@@ -62,7 +62,7 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
     unsigned scalars[OPB_MAX];
     midint_status st = MIDINT_OK;
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
-        if (!use[i])
+        if (!use[i] || d->params[i].kind == MIDINT_PARAM_MODULUS) /* an object: the same in every form */
             continue;
         for (unsigned j = 0; j < i && !dev[i]; j++)
             if (use[j] == use[i])
@@ -74,7 +74,7 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
     unsigned k = 0;
     for (unsigned i = 0; i < d->nparams; i++)
         if (d->params[i].kind != MIDINT_PARAM_SCALAR)
-            bufs[k++] = dev[i];
+            bufs[k++] = d->params[i].kind == MIDINT_PARAM_MODULUS ? (void *)b->mod[i] : dev[i];
     batch_scalars(b, scalars);
     if (st == MIDINT_OK)
         st = midint_run_device(ctx, b->op, b->count, b->bits, bufs, scalars, NULL);
@@ -167,9 +167,13 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
     void *bufs[OPB_MAX];
     unsigned scalars[OPB_MAX];
     unsigned k = 0;
+    if ((st = batch_moduli(&b, ctx)) != MIDINT_OK) {
+        snprintf(why, whylen, "%s: %s", midint_status_name(st), midint_last_error(ctx));
+        goto done;
+    }
     for (unsigned i = 0; i < d->nparams; i++)
         if (d->params[i].kind != MIDINT_PARAM_SCALAR)
-            bufs[k++] = use[i];
+            bufs[k++] = d->params[i].kind == MIDINT_PARAM_MODULUS ? (void *)b.mod[i] : use[i];
     batch_scalars(&b, scalars);
     if (strcmp(c->api, "device") == 0)
         st = call_device(ctx, &b, use);

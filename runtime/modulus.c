@@ -1,0 +1,151 @@
+/* modulus.c — midint_modulus: a modulus shared by a whole batch, checked and uploaded once with the constants its
+ * kernels would otherwise compute per instance (Montgomery's -m^-1 mod 2^32, R mod m, R^2 mod m). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modulus.h"
+
+/* x = 2 x mod m for x < m (n words): the doubled value is below 2m, so one subtraction of m reduces it. */
+static void double_mod(uint32_t *x, const uint32_t *m, uint32_t *t, unsigned n)
+{
+    uint32_t top = 0, br = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t w = x[i];
+        x[i] = w << 1 | top;
+        top = w >> 31;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t d = (uint64_t)x[i] - m[i] - br;
+        t[i] = (uint32_t)d;
+        br = (uint32_t)(d >> 32) & 1u;
+    }
+    if (top || !br) /* 2x >= m */
+        memcpy(x, t, n * 4u);
+}
+
+/* mu = floor(2^(64n) / m) into n + 1 words by restoring division, bit by bit (rem < m stays n words, 2 rem + 1 takes
+ * n + 1); returns 0 where the quotient does not fit n + 1 words (m = 2^(32(n-1)), or m's top word zero). rem: n + 1
+ * words of scratch, then n + 1 more. */
+static int barrett_mu(uint32_t *mu, const uint32_t *m, unsigned n, uint32_t *rem)
+{
+    uint32_t *d = rem + n + 1;
+    int fits = m[n - 1] != 0;
+    memset(mu, 0, (n + 1) * 4u);
+    memset(rem, 0, (n + 1) * 4u);
+    for (unsigned p = 64 * n + 1; p-- > 0;) {
+        uint32_t top = 0, br = 0;
+        for (unsigned i = 0; i <= n; i++) { /* rem = 2 rem + (the dividend's bit p: 1 at p = 64 n only) */
+            uint32_t v = rem[i];
+            rem[i] = v << 1 | top;
+            top = v >> 31;
+        }
+        rem[0] |= p == 64 * n;
+        for (unsigned i = 0; i <= n; i++) {
+            uint64_t s = (uint64_t)rem[i] - (i < n ? m[i] : 0u) - br;
+            d[i] = (uint32_t)s;
+            br = (uint32_t)(s >> 32) & 1u;
+        }
+        if (!br) { /* rem >= m: the quotient's bit p */
+            memcpy(rem, d, (n + 1) * 4u);
+            if (p < 32 * (n + 1))
+                mu[p / 32] |= 1u << (p % 32);
+            else
+                fits = 0;
+        }
+    }
+    if (!fits)
+        memset(mu, 0, (n + 1) * 4u);
+    return fits;
+}
+
+/* The words MIDINT_MODULUS_WORDS describes, and 2 (n + 1) words of scratch after them. R mod m and R^2 mod m by 2 bits
+ * doublings of 1 mod m: 2 bits n word steps (for 8192 bits 4 M, a few milliseconds, once per modulus), exact for every
+ * m without a division; mu by a division of the same cost. */
+static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits)
+{
+    uint32_t *x = w + n, *r2 = w + 2 * n, *t = w + MIDINT_MODULUS_WORDS(n);
+    memcpy(w, m, n * 4u);
+    memset(x, 0, n * 4u);
+    int one = m[0] == 1;
+    for (unsigned i = 1; i < n; i++)
+        one &= m[i] == 0;
+    x[0] = one ? 0u : 1u; /* 1 mod m */
+    for (unsigned k = 0; k < bits; k++)
+        double_mod(x, m, t, n);
+    memcpy(r2, x, n * 4u);
+    for (unsigned k = 0; k < bits; k++)
+        double_mod(r2, m, t, n);
+    /* -m^-1 mod 2^32 by Newton's iteration (each step doubles the correct low bits; m0 is right to 3) */
+    uint32_t m0 = m[0], inv = m0;
+    for (int k = 0; k < 4; k++)
+        inv *= 2u - m0 * inv;
+    int barrett = barrett_mu(w + 3 * n, m, n, t);
+    w[4 * n + 1] = (m0 & 1u) ? 0u - inv : 0u;
+    w[4 * n + 2] = m0 & 1u;
+    w[4 * n + 3] = (uint32_t)barrett;
+}
+
+midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, unsigned bits, const uint32_t *m_host)
+{
+    const char *fn = "midint_modulus_create";
+    if (mod)
+        *mod = NULL;
+    if (!ctx || !mod || !m_host)
+        return midint_fail(ctx, MIDINT_ERR_NULL_POINTER, "%s: %s is NULL", fn, !ctx ? "ctx" : !mod ? "mod" : "m_host");
+    if (bits == 0 || bits % 32)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", fn,
+                           bits);
+    unsigned max = ctx->max_bits[MIDINT_OP_MULMOD_SHARED];
+    if (bits > max)
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest mulmod_shared size generated "
+                           "for the %s backend is %u (make gen SIZES=...)", fn, bits, ctx->ops->name, max);
+    unsigned n = bits / 32;
+    uint32_t any = 0;
+    for (unsigned i = 0; i < n; i++)
+        any |= m_host[i];
+    if (!any)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: m is zero; a modulus must be at least 1", fn);
+    size_t bytes = (size_t)MIDINT_MODULUS_WORDS(n) * 4u;
+    midint_modulus *m = calloc(1, sizeof *m);
+    uint32_t *w = malloc(bytes + 2 * (n + 1) * 4u); /* the words, then precompute's scratch */
+    midint_status st = MIDINT_OK;
+    if (!m || !w) {
+        st = midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    } else {
+        precompute(w, m_host, n, bits);
+        m->ctx = ctx;
+        m->bits = bits;
+        m->odd = (int)(m_host[0] & 1u);
+        if ((st = ctx->ops->alloc(ctx, bytes, &m->dev)) != MIDINT_OK)
+            st = midint_fail(ctx, st, "%s: allocating %zu bytes of device memory: %s", fn, bytes, ctx->msg);
+        else if ((st = ctx->ops->upload(ctx, m->dev, w, bytes)) != MIDINT_OK) {
+            st = midint_fail(ctx, st, "%s: uploading the modulus: %s", fn, ctx->msg);
+            ctx->ops->free(ctx, m->dev);
+        }
+    }
+    free(w);
+    if (st != MIDINT_OK) {
+        free(m);
+        return st;
+    }
+    *mod = m;
+    return MIDINT_OK;
+}
+
+unsigned midint_modulus_bits(const midint_modulus *mod)
+{
+    return mod ? mod->bits : 0u;
+}
+
+int midint_modulus_is_odd(const midint_modulus *mod)
+{
+    return mod ? mod->odd : 0;
+}
+
+void midint_modulus_free(midint_modulus *mod)
+{
+    if (!mod)
+        return;
+    mod->ctx->ops->free(mod->ctx, mod->dev);
+    free(mod);
+}
