@@ -711,6 +711,9 @@ MAP = OpFamily(
 MOD_MAX_BITS = 8192
 MOD_ROWS_MAX_WORDS = 64
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
+# blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where that costs no spill (ptxas -v,
+# sm_90): 1024 bits keeps 128 registers, 4 blocks (uncapped it took 152: 3)
+MOD_ROWS_RESIDENT = {32: 4}
 
 
 def mod_rows(v: Variant) -> bool:
@@ -729,7 +732,8 @@ MOD_THREAD = OpFamily(
     lanes=(1,),
     multi_instance_blocks=(128,),
     shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 0,
-    render_context=lambda v: {"rows": mod_rows(v)},
+    render_context=lambda v: {"rows": mod_rows(v),
+                              "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None},
     extra_sizes=(384, 1536, 3072),
     constraints=(
         Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread keeps its operands, a quotient of twice "
