@@ -12,7 +12,7 @@ import subprocess
 import jinja2
 import pytest
 
-from test_modarith_lib import ADD_BACK, GMP_H, HOST_PRELUDE, ROOT, special_moduli
+from test_modarith_lib import ADD_BACK, DRIVER_HEAD, DRIVER_MAIN, GMP_H, HOST_PRELUDE, ROOT, special_moduli
 
 SIZES = (1, 2, 3, 4, 5, 8, 16, 32, 64)
 B = 1 << 32
@@ -32,13 +32,17 @@ static long md_addbacks;
 # one checker per N: the kernel's phases on a row of 2N + 1 words, poisoned between them where the kernel leaves
 # another phase's words
 CHECK_N = r"""
-static void rows{S}(long line, unsigned na, unsigned n, const char *xs, const char *ds)
+static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
 {
     enum { N = {N} };
     u32 row[2 * N + 1], dc[N], s[N], cs = 0u, q[2 * N], x[2 * N];
     mpz_t X, D, Q, R, t;
+    (void)ew;
+    if (!strcmp(op, "count")) { printf("addbacks %ld\n", md_addbacks); return; }
+    /* v: x, d, na 2^16 + n */
+    const unsigned na = (unsigned)(mpz_get_ui(v[2]) >> 16), n = (unsigned)(mpz_get_ui(v[2]) & 0xffffu);
     mpz_inits(X, D, Q, R, t, NULL);
-    mpz_set_str(X, xs, 16); mpz_set_str(D, ds, 16);
+    mpz_set(X, v[0]); mpz_set(D, v[1]);
     for (int mode = 0; mode < 2; mode++) {   /* 0: divrem (quotient kept), 1: mod */
         for (int i = 0; i < 2 * N + 1; i++) row[i] = 0xa5a5a5a5u;
         size_t cnt = 0;
@@ -69,27 +73,6 @@ static void rows{S}(long line, unsigned na, unsigned n, const char *xs, const ch
 }
 """
 
-MAIN = r"""
-int main(void)
-{
-    char xs[4096], ds[4096];
-    int n_;
-    unsigned na, n;
-    long line = 0;
-    while (scanf("%d %u %u %4095s %4095s", &n_, &na, &n, xs, ds) == 5) {
-        line++;
-        switch (n_) {
-{CASES}
-        default: printf("BAD N %d\n", n_); return 2;
-        }
-    }
-    printf("addbacks %ld\n", md_addbacks);
-    printf("done %ld %ld\n", line, fails);
-    return fails != 0;
-}
-"""
-
-
 def driver_source():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
     lib = env.from_string('{% import "lib_modarith.j2" as m %}' + "".join(
@@ -99,11 +82,10 @@ def driver_source():
     # count the add-back steps (only the rows' steps decrement qh this way)
     assert rows.count("qh--;") == 3 * len(SIZES)
     rows = rows.replace("qh--;", "qh--; md_addbacks++;")
-    from test_modarith_lib import DRIVER_HEAD
     parts = [HOST_PRELUDE, HOST_CARRY, lib, rows, DRIVER_HEAD]
     parts += [CHECK_N.replace("{S}", "_w%d" % n).replace("{N}", str(n)) for n in SIZES]
-    cases = "\n".join("        case %d: rows_w%d(line, na, n, xs, ds); break;" % (n, n) for n in SIZES)
-    parts.append(MAIN.replace("{CASES}", cases))
+    cases = "\n".join("        case %d: check_w%d(op, line, v, ew); break;" % (n, n) for n in SIZES)
+    parts.append(DRIVER_MAIN.replace("{CASES}", cases))
     return "\n".join(parts)
 
 
@@ -124,13 +106,14 @@ def driver(tmp_path_factory):
 
 def run(exe, cases):
     """cases: (N, na, n, x, d); all must pass; returns the add-back steps run"""
-    text = "".join("%d %d %d %x %x\n" % c for c in cases)
+    text = "".join("rows %d 0 3 %x %x %x\n" % (N, x, d, na << 16 | n) for N, na, n, x, d in cases)
+    text += "count %d 0 1 0\n" % SIZES[0]
     res = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=120)
     lines = res.stdout.splitlines()
     fails = [ln for ln in lines if ln.startswith(("FAIL", "BAD"))]
     assert not fails, "\n".join(fails[:20]) + "\n(%d failures)" % len(fails)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert lines[-1] == "done %d 0" % len(cases), lines[-3:]
+    assert lines[-1] == "done %d 0" % (len(cases) + 1), lines[-3:]
     return int(lines[-2].split()[1])
 
 
