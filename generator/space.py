@@ -712,10 +712,9 @@ MOD_MAX_BITS = 8192
 MOD_ROWS_MAX_WORDS = 64
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
-# (ptxas -v, cuobjdump, sm_90): 1024 bits 96 registers, 5 blocks (uncapped 113-127: 4; one word spilled outside the
-# loop in divrem). Uncapped: 256 bits 54-62 registers (8 blocks), 512 72 (7), 2048 168 (3); 8 blocks at 512 and 10 at
-# 256 spilled in the loop.
-MOD_ROWS_RESIDENT = {32: 5}
+# (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
+# 64, 8; 1024 bits 96, 5 (80 for 6 spilled in the loop). 2048 bits uncapped takes 168 registers: 3 blocks.
+MOD_ROWS_RESIDENT = {8: 10, 16: 8, 32: 5}
 
 
 def mod_rows(v: Variant) -> bool:
