@@ -704,8 +704,26 @@ MAP = OpFamily(
 
 # Division and modular arithmetic (templates/kernel_mod_thread.j2 over lib_modarith.j2): a thread per instance (w1)
 # whose operands live in its private memory, the instance's words a compile-time N = bits/32, so that the small sizes'
-# loops unroll into registers. One block shape: 128 threads.
+# loops unroll into registers. One block shape: 128 threads. divrem and mod up to MOD_ROWS_MAX_WORDS words work in a
+# row of shared memory per instance (2N + 1 words: the operands in and the results out with coalesced accesses, the
+# dividend and quotient out of registers; lib_moddiv.j2's define_rows); above, the private arrays. On OpenCL only
+# where the rows fit the 48 KB of local memory NVIDIA's OpenCL gives a work-group (the variant is the size's only one).
 MOD_MAX_BITS = 8192
+MOD_ROWS_MAX_WORDS = 64
+MOD_ROWS_OPENCL_BYTES = 48 * 1024
+# blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
+# (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
+# 64, 8; 1024 bits 96, 5 (80 for 6 spilled in the loop). 2048 bits uncapped takes 168 registers: 3 blocks.
+MOD_ROWS_RESIDENT = {8: 10, 16: 8, 32: 5}
+
+
+def mod_rows(v: Variant) -> bool:
+    """Whether v (a modt variant) divides in rows of shared memory (kernel_mod_thread.j2's `rows`)."""
+    if v.op not in ("divrem", "mod") or v.words > MOD_ROWS_MAX_WORDS:
+        return False
+    return v.backend != "opencl" or 4 * (v.block * (2 * v.words + 1) + WARP + v.block) <= MOD_ROWS_OPENCL_BYTES
+
+
 MOD_THREAD = OpFamily(
     name="modt",
     template="kernel_mod_thread.j2",
@@ -714,7 +732,9 @@ MOD_THREAD = OpFamily(
     ipbs=(128,),
     lanes=(1,),
     multi_instance_blocks=(128,),
-    shared_words=lambda v: 0,
+    shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 0,
+    render_context=lambda v: {"rows": mod_rows(v),
+                              "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None},
     extra_sizes=(384, 1536, 3072),
     constraints=(
         Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread keeps its operands, a quotient of twice "
