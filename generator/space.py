@@ -753,8 +753,10 @@ def _mod_lanes_context(v: Variant) -> dict:
 
 
 # powm with an instance on L lanes of one warp (templates/kernel_mod_lanes.j2 over lib_modlanes.j2): Q words per lane
-# in registers, the Montgomery product's rows shared out over the lanes (a word of b and the reduction factor q
-# shuffled to all, the sum moved down a lane per row), the table of 16 powers in each lane's private memory.
+# in registers, the Montgomery product's rows in the register-resident product's E/O windows (a word of b and the
+# reduction factor q shuffled to all, Q words passed down a lane per Q rows), the table of 16 powers in each lane's
+# private memory. H100, 512-bit exponents, M/s: 4.21 at 1024 bits (thread: 2.24), 1.05 at 2048 (0.29), 0.26 at 4096
+# (0.02).
 MOD_LANES_MAX_BITS = 4096   # above, the thread per instance (modt) until it is measured: each size adds minutes to
                             # the CPU run of its OpenCL variant in CI
 MOD_LANES = OpFamily(
@@ -773,8 +775,9 @@ MOD_LANES = OpFamily(
         Constraint("mod_lanes_min_bits", "from 1024 bits (H100, powm with 512-bit exponents, M/s: at 512 bits the "
                    "thread per instance ran 13.3 against 11.5 on two lanes of 8 words and 10.3 on four of 4; at 256, "
                    "55.9 against 37.7)", lambda v: v.bits >= 1024, "prune"),
-        Constraint("mod_lanes_q8", "8 words per lane (H100, M/s: 1024 bits 2.98 against 2.93 for 16 words and 2.65 "
-                   "for 4; 2048 bits 0.75, 0.75 and 0.67): one variant per size keeps the OpenCL test run short",
+        Constraint("mod_lanes_q8", "8 words per lane (H100, M/s, the first version's rows, a shift per row: 1024 bits "
+                   "2.98 against 2.93 for 16 words and 2.65 for 4; 2048 bits 0.75, 0.75 and 0.67): one variant per size "
+                   "keeps the OpenCL test run short",
                    lambda v: v.q == 8, "prune"),
     ),
 )
