@@ -95,10 +95,18 @@ midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, u
     if (bits == 0 || bits % 32)
         return midint_fail(ctx, MIDINT_ERR_INVALID_BITS, "%s: bits is %u; it must be a positive multiple of 32", fn,
                            bits);
-    unsigned max = ctx->max_bits[MIDINT_OP_MULMOD_SHARED];
+    /* the largest size an operation taking a modulus object serves (a build may generate some of them only) */
+    unsigned max = 0;
+    for (unsigned op = 0; op < MIDINT_OP_COUNT_; op++) {
+        const midint_op_info *info = midint_op_describe((midint_op)op);
+        for (unsigned i = 0; info && i < info->nparams; i++)
+            if (info->params[i].kind == MIDINT_PARAM_MODULUS && ctx->max_bits[op] > max)
+                max = ctx->max_bits[op];
+    }
     if (bits > max)
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest mulmod_shared size generated "
-                           "for the %s backend is %u (make gen SIZES=...)", fn, bits, ctx->ops->name, max);
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size generated for the "
+                           "operations of a modulus object on the %s backend is %u (make gen SIZES=...)", fn, bits,
+                           ctx->ops->name, max);
     unsigned n = bits / 32;
     uint32_t any = 0;
     for (unsigned i = 0; i < n; i++)

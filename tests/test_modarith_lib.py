@@ -423,7 +423,9 @@ def parse_functions(src):
             i += 1
         decls = mt.group(2).split(",")
         params = [IDENT_RE.findall(p)[-1] for p in decls]
-        body = re.sub(r"/\*.*?\*/", " ", src[mt.end():i - 1], flags=re.S)
+        # comments out and whitespace runs one space: a statement split over lines (a loop's body on the next line)
+        # must match the scan's one-line patterns, or its taint would be missed
+        body = " ".join(re.sub(r"/\*.*?\*/", " ", src[mt.end():i - 1], flags=re.S).split())
         out[mt.group(1)] = (params, body, {p for p, d in zip(params, decls) if "*" in d})
     return out
 

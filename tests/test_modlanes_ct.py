@@ -1,0 +1,55 @@
+"""powm on several lanes (lib_modlanes.j2, the modl family) in constant-time mode: the rendered ml_powm_ct scanned from
+the exponent for branches, subscripts and addresses that depend on it (test_modarith_lib's taint scan), and the
+scan's own failure checks on sources that break the rule."""
+
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from generator import lanes_plan  # noqa: E402
+from test_modarith_lib import parse_functions, taint_scan  # noqa: E402
+
+SHAPES = ((4, 2), (8, 4))   # (Q words per lane, L lanes)
+
+
+def render(q, lanes):
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
+    src = ('{% import "lib_modlanes.j2" as ml %}'
+           '{{ ml.define("t", q, lanes, masks, rows) }}')
+    return env.from_string(src).render(q=q, lanes=lanes, masks=lanes_plan.segment_masks(lanes),
+                                       rows=lanes_plan.lanes_chains(q, False))
+
+
+@pytest.mark.parametrize("q,lanes", SHAPES)
+def test_powm_ct_lanes_static(q, lanes):
+    """ml_powm_ct with its exponent e secret: the nibble, the selected entry, the product's operand and, through the
+    calls, ml_montmul and ml_sub_if carry the taint; none of it may reach a branch, a subscript, an address or a
+    division."""
+    funcs = parse_functions(render(q, lanes))
+    bad, visited = taint_scan(funcs, "ml_powm_ct_t", {"e"})
+    assert not bad, "\n".join(bad)
+    assert {"ml_powm_ct_t", "ml_montmul_t", "ml_sub_if_t"} <= visited
+
+
+@pytest.mark.parametrize("mutation", (
+    # the fast path's direct read of the window's entry
+    ("Sel[j] |= tab[k * 8u + j] & keep;", "Sel[j] |= tab[nib * 8u + j] & keep;"),
+    # a branch on the window
+    ("const u32 keep = ((d | (0u - d)) >> 31) - 1u;", "const u32 keep = d ? 0u : 0xffffffffu;"),
+    # the final subtraction taken by a branch on the accumulator's comparison
+    ("R[j] = (D[j] & sub) | (X[j] & ~sub);", "R[j] = sub ? D[j] : X[j];"),
+))
+def test_powm_ct_lanes_scan_catches(mutation):
+    """The scan fails on a source that reads the table by the window, branches on it, or selects the subtraction with
+    a branch: it would catch those in the template."""
+    src = render(8, 4)
+    old, new = mutation
+    assert old in src
+    bad, _visited = taint_scan(parse_functions(src.replace(old, new)), "ml_powm_ct_t", {"e"})
+    assert bad
