@@ -292,7 +292,7 @@ OPERATIONS = (
                Scalar("secret", "x1", flag=True,
                       doc="1: constant time in the exponent (powm's fixed-window schedule); 0: faster")),
               "r = base^exp mod m for one odd modulus m of the whole batch (like powm; m = 1 gives 0)",
-              ("mods",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("mods", "modl"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "base"),), reference=(("r", "(powm base exp m)"),)),
 )
 
