@@ -741,6 +741,10 @@ MOD_THREAD = OpFamily(
                    "the width and powm's table of 16 powers in private memory)", lambda v: v.bits <= MOD_MAX_BITS),
         Constraint("mod_whole_instance", "Q is the instance's words: a thread holds all of them",
                    lambda v: v.q == v.words),
+        Constraint("modt_powm_below_lanes", "powm below 1024 bits, where the lanes (modl) take over (H100, 512-bit "
+                   "exponents: 4.31 against 2.24 M/s at 1024 bits, 1.08 against 0.29 at 2048, 0.27 against 0.02 at "
+                   "4096); sizes the lanes do not serve (1536, 3072, 8192) keep it as the fewest-pruned",
+                   lambda v: v.op != "powm" or v.bits < 1024, "prune"),
     ),
 )
 
@@ -784,7 +788,13 @@ MOD_LANES = OpFamily(
 
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
 # constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
-MOD_SHARED = replace(MOD_THREAD, name="mods", template="kernel_mod_shared.j2")
+MOD_SHARED = replace(
+    MOD_THREAD, name="mods", template="kernel_mod_shared.j2",
+    constraints=MOD_THREAD.constraints + (
+        Constraint("mods_powm_below_lanes", "powm_shared below 1024 bits, where the lanes (modl) take over (H100, "
+                   "512-bit exponents: 4.34 against 2.23 M/s at 1024 bits, 1.09 against 0.29 at 2048)",
+                   lambda v: v.op != "powm_shared" or v.bits < 1024, "prune"),
+    ))
 
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
