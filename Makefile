@@ -101,7 +101,7 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
 DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
 DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
-           $(BUILD)/tuning/measure
+           $(BUILD)/examples/rsa_crt $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 
 # the measuring tool behind make tune and make bench (timing through the library: backend-neutral)
