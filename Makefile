@@ -124,10 +124,10 @@ $(BUILD)/examples/%: examples/%.c lib/libmidint.so
 example: all
 	$(BUILD)/examples/addsub_example
 
-# tests run in parallel when pytest-xdist is installed
+# tests run in parallel when pytest-xdist is installed; the 25 slowest are listed (CI's time is watched)
 PYTEST_ARGS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && printf '%s' '-n $(JOBS)')
 test check: all
-	$(PYTHON) -m pytest -q -ra $(PYTEST_ARGS) tests
+	$(PYTHON) -m pytest -q -ra --durations=25 $(PYTEST_ARGS) tests
 
 # make tune: time the variants on this machine's GPU and write tuning/tables/<device>.tune (TUNE_ARGS: see
 # python3 tuning/tune.py --help). make bench: the dispatched variants against GMP (BENCH_ARGS likewise).
