@@ -8,7 +8,8 @@
 #   make install PREFIX=/usr/local  install the library, header and pkg-config file
 #   make wheel                      the Python package (python/README.md) as a wheel in dist/
 #
-# Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1,
+# Knobs: CUDA_ARCH (default 90: sm_90 code + compute_90 PTX), CUDA_PTX_ONLY=1 (PTX alone, no ptxas: CI, which has
+# no GPU to run the machine code), NVCC, PYTHON, NO_CUDA=1, NO_OPENCL=1,
 # GENFLAGS (extra generator options for `make gen`, e.g. --keep-pruned ntt_32bit_digits).
 
 PYTHON    ?= python3
@@ -30,8 +31,9 @@ HAVE_OPENCL := $(if $(NO_OPENCL),,$(shell printf '\#include <CL/cl.h>\n' | $(CC)
 
 BUILD := build
 ALL_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE -fPIC -Wall -Wextra -Iruntime -Igenerated
+CUDA_PTX_ONLY ?=
 NVCC_FLAGS := -O3 -std=c++14 -Xcompiler -fPIC -Iruntime -Igenerated \
-              $(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a)) \
+              $(if $(CUDA_PTX_ONLY),,$(foreach a,$(CUDA_ARCH),-gencode=arch=compute_$(a),code=sm_$(a))) \
               -gencode=arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 LIBS := -ldl -lpthread -lm
 
