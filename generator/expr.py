@@ -11,7 +11,14 @@ IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Functions: name -> (arity, step op, result width). `*` is mullo; sqr, mulw and sqrw are spelled as calls.
 FUNCTIONS = {"sqr": (1, "mullo"), "mulw": (2, "mul"), "sqrw": (1, "mul")}
-SUPPORTED = "+ - * ( ) and the functions sqr(x), mulw(x, y), sqrw(x)"
+SUPPORTED = "+ - * ( ), E mod NAME and the functions sqr(x), mulw(x, y), sqrw(x)"
+RESERVED = ("input", "output", "expr", "mod")
+
+# Modular regions (`E mod m`, m an input): inside one, + - * are these steps over residues of m (kept in Montgomery
+# form by the kernel, docs/expressions.md); a value entering the region is reduced first (redm). Each takes the
+# modulus as its last argument and makes a value of width 1 below m.
+MODULAR_OPS = {"+": "addm", "-": "subm", "*": "mulm"}
+MODULAR_STEPS = frozenset({"redm", "addm", "subm", "mulm"})
 
 
 class ExprError(ValueError):
@@ -22,7 +29,8 @@ class ExprError(ValueError):
 class Step:
     """One operation of the program. `args` are value indices: inputs are 0 .. ninputs-1, step i is ninputs + i.
     op: add, sub (mod 2^(width bits)), mullo (low half), mul (full product: width 2), ext (zero-extend to width
-    2), const (`value`, width 1). Widths are in units of `bits`."""
+    2), const (`value`, width 1); the modular steps (width 1, the modulus m last): redm x m = x mod m, addm x y m,
+    subm x y m, mulm x y m = x + y, x - y, x y mod m (non-negative). Widths are in units of `bits`."""
 
     op: str
     width: int
@@ -62,6 +70,14 @@ class Program:
         """The step ops used (add, mullo, ...)."""
         return {s.op for s in self.steps}
 
+    def moduli(self) -> list:
+        """The inputs serving as a modulus (the last argument of a modular step), in input order."""
+        return sorted({s.args[-1] for s in self.steps if s.op in MODULAR_STEPS})
+
+    def modular(self) -> bool:
+        """Whether the program has modular steps (`E mod m`)."""
+        return bool(self.kinds() & MODULAR_STEPS)
+
     def last_uses(self) -> dict:
         """value -> index of the last step reading it (outputs count as read after every step)."""
         last = {}
@@ -99,6 +115,7 @@ class _Parser:
 
     def __init__(self, builder, where, tokens, line_end_col):
         self.b, self.where, self.toks, self.i, self.end_col = builder, where, tokens, 0, line_end_col
+        self.mod = None           # the modulus (an input's value) of the region being parsed, or None
 
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else (None, None, self.end_col)
@@ -116,17 +133,62 @@ class _Parser:
     def unsupported(self, tok, col):
         raise ExprError(f"{self.where(col)}: unsupported operator '{tok}' (supported: {SUPPORTED})")
 
+    def region_ahead(self):
+        """The modulus of a `mod NAME` ending the expression that starts here (at this depth of parentheses, before
+        a ')' or ',' closing it), or None: `mod` has the lowest precedence, so what stands left of it is parsed as a
+        modular region (exact integers reduced mod m) from its first token."""
+        depth = 0
+        for j in range(self.i, len(self.toks)):
+            kind, tok, col = self.toks[j]
+            if tok == "(":
+                depth += 1
+            elif tok in (")", ","):
+                if depth == 0:
+                    return None
+                depth -= 1 if tok == ")" else 0
+            elif depth == 0 and kind == "id" and tok == "mod":
+                return self.modulus(j, j == self.i)
+        return None
+
+    def modulus(self, j, first=False):
+        """The input named after the `mod` at token j (first: nothing stands before it)."""
+        _k, _t, col = self.toks[j]
+        kind, tok, ncol = self.toks[j + 1] if j + 1 < len(self.toks) else (None, None, self.end_col)
+        if first:
+            raise ExprError(f"{self.where(col)}: expected an expression before 'mod'")
+        if kind != "id" or self.b.lookup_input(tok) is None:
+            found = f"'{tok}'" if tok else "the end of the line"
+            why = (", which is not an input (the modulus must be an input, so that every instance brings its own)"
+                   if kind == "id" else "")
+            raise ExprError(f"{self.where(ncol)}: expected the name of an input after 'mod', found {found}{why}")
+        return self.b.lookup_input(tok)
+
     def expr(self):
+        outer = self.mod
+        region = self.region_ahead()
+        self.mod = outer if region is None else region
         left, lcol = self.term()
         while True:
             kind, tok, col = self.peek()
             if tok in ("+", "-"):
                 self.take()
                 right, rcol = self.term()
-                left = self.b.arith("add" if tok == "+" else "sub", left, right, self.where(col))
+                left = self.b.arith("add" if tok == "+" else "sub", left, right, self.where(col), self.mod)
+            elif kind == "id" and tok == "mod":
+                # E mod m: E was parsed in m's region; a further `mod p` reduces that residue again
+                m = self.modulus(self.i)
+                self.take()
+                self.take()
+                left = self.b.enter(left, m, self.where(col))
+                kind2, tok2, col2 = self.peek()
+                if tok2 is not None and tok2 not in (")", ",") and tok2 != "mod":
+                    raise ExprError(f"{self.where(col2)}: unexpected '{tok2}' after 'mod {self.toks[self.i - 1][1]}': "
+                                    "mod applies to everything left of it; write (E mod m) to use the residue in a "
+                                    "larger expression")
             elif kind == "op" and tok not in (")", ","):
                 self.unsupported(tok, col)
             else:
+                self.mod = outer
                 return left, lcol
 
     def term(self):
@@ -136,7 +198,7 @@ class _Parser:
             if tok == "*":
                 self.take()
                 right, _ = self.factor()
-                left = self.b.product("mullo", left, right, self.where(col))
+                left = self.b.product("mullo", left, right, self.where(col), self.mod)
             elif tok in ("/", "%", "**", "^", "<<", ">>", "&", "|"):
                 self.unsupported(tok, col)
             else:
@@ -152,15 +214,17 @@ class _Parser:
             if value > MAX_CONSTANT:
                 raise ExprError(f"{self.where(col)}: bad constant '{tok}': constants are at most {MAX_CONSTANT} "
                                 "(one 32-bit word)")
-            return self.b.const(value), col
+            return self.enter(self.b.const(value), col), col
         if kind == "id":
             if self.peek()[1] == "(":
                 return self.call(tok, col), col
-            return self.b.lookup(tok, self.where(col)), col
+            if tok == "mod":
+                raise ExprError(f"{self.where(col)}: expected an expression before 'mod'")
+            return self.enter(self.b.lookup(tok, self.where(col)), col), col
         if tok == "(":
             value, _ = self.expr()
             self.expect(")")
-            return value, col
+            return self.enter(value, col), col
         if tok in ("-", "~", "!"):
             raise ExprError(f"{self.where(col)}: unsupported operator: unary '{tok}' (write 0 - x for the negation "
                             "mod 2^bits)" if tok == "-" else f"{self.where(col)}: unsupported operator '{tok}' "
@@ -186,7 +250,11 @@ class _Parser:
                             f"got {len(args)}")
         if arity == 1:
             args = args * 2
-        return self.b.product(op, args[0], args[1], self.where(col))
+        return self.b.product(op, args[0], args[1], self.where(col), self.mod, fname)
+
+    def enter(self, value, col):
+        """A value used inside a modular region: reduced mod the region's modulus (once; a residue of it as it is)."""
+        return value if self.mod is None else self.b.enter(value, self.mod, self.where(col))
 
 
 class _Builder:
@@ -195,15 +263,31 @@ class _Builder:
 
     def __init__(self):
         self.inputs, self.steps, self.widths, self.memo = [], [], [], {}
+        self.residue = {}          # value -> the modulus it is a residue of (a modular step's result)
 
     def value(self, step: Step) -> int:
         if step.op in ("add", "mullo", "mul"):          # commutative: one canonical order
             step = Step(step.op, step.width, tuple(sorted(step.args)), step.value)
+        if step.op in ("addm", "mulm"):                 # commutative in x, y; the modulus stays last
+            step = Step(step.op, step.width, tuple(sorted(step.args[:2])) + step.args[2:], step.value)
         if step not in self.memo:
             self.steps.append(step)
             self.widths.append(step.width)
             self.memo[step] = len(self.inputs) + len(self.steps) - 1
+            if step.op in MODULAR_STEPS:
+                self.residue[self.memo[step]] = step.args[-1]
         return self.memo[step]
+
+    def lookup_input(self, name):
+        """The value of input `name`, or None."""
+        return self.inputs.index(name) if name in self.inputs else None
+
+    def enter(self, v, m, where):
+        """v as a residue of m: itself when it is one already, else redm v m (v taken as the integer it is)."""
+        if self.widths[v] != 1:
+            raise ExprError(f"{where}: unsupported: a double-width value (the result of mulw or sqrw) in a modular "
+                            "region (E mod m takes values of `bits` bits)")
+        return v if self.residue.get(v) == m else self.value(Step("redm", 1, (v, m)))
 
     def const(self, value):
         return self.value(Step("const", 1, (), value))
@@ -211,11 +295,18 @@ class _Builder:
     def widen(self, v, width):
         return v if self.widths[v] >= width else self.value(Step("ext", width, (v,)))
 
-    def arith(self, op, x, y, where):
+    def arith(self, op, x, y, where, mod=None):
+        if mod is not None:     # operands entered the region already (_Parser.enter)
+            return self.value(Step(MODULAR_OPS["+" if op == "add" else "-"], 1, (x, y, mod)))
         w = max(self.widths[x], self.widths[y])
         return self.value(Step(op, w, (self.widen(x, w), self.widen(y, w))))
 
-    def product(self, op, x, y, where):
+    def product(self, op, x, y, where, mod=None, fname="*"):
+        if mod is not None:
+            if op == "mul":
+                raise ExprError(f"{where}: unsupported: {fname}() (a double-width product) in a modular region; "
+                                "write x * y there (the product mod m)")
+            return self.value(Step("mulm", 1, (x, y, mod)))
         for v in (x, y):
             if self.widths[v] != 1:
                 raise ExprError(f"{where}: unsupported: a product of a double-width value (the result of mulw or sqrw);"
@@ -289,6 +380,8 @@ def parse(text: str, filename: str = "<expr>", default_name: str | None = None) 
                     raise ExprError(f"{where(c2)}: expected an input name, found '{t2}'")
                 if t2 in FUNCTIONS:
                     raise ExprError(f"{where(c2)}: '{t2}' is a function name")
+                if t2 in RESERVED:
+                    raise ExprError(f"{where(c2)}: '{t2}' is a reserved word")
                 b.inputs.append(t2)
                 b.widths.append(1)
                 define(t2, c2, len(b.inputs) - 1)
@@ -300,7 +393,7 @@ def parse(text: str, filename: str = "<expr>", default_name: str | None = None) 
         hkind, name, ncol = head[0]
         if hkind != "id":
             raise ExprError(f"{where(ncol)}: expected a name at the start of a definition, found '{name}'")
-        if name in FUNCTIONS or name in ("input", "output", "expr"):
+        if name in FUNCTIONS or name in RESERVED:
             raise ExprError(f"{where(ncol)}: '{name}' is a reserved word")
         if len(head) == 1 and is_output:          # output of an existing value
             outputs.append((name, lookup(name, where(ncol)), where(ncol)))
@@ -387,8 +480,12 @@ def evaluate(p: Program, inputs: dict, bits: int) -> dict:
     """Reference semantics in Python ints (for the unit tests): output name -> value."""
     vals = [inputs[n] % (1 << bits) for n in p.inputs]
     for s in p.steps:
-        mod = 1 << (bits * s.width)
         x = [vals[a] for a in s.args]
+        # a modular step reduces mod its modulus (x[-1]; Python's % of a positive m is in [0, m)), the others mod
+        # 2^(width bits)
+        mod = x[-1] if s.op in MODULAR_STEPS else 1 << (bits * s.width)
         vals.append({"add": lambda: x[0] + x[1], "sub": lambda: x[0] - x[1], "mullo": lambda: x[0] * x[1],
-                     "mul": lambda: x[0] * x[1], "ext": lambda: x[0], "const": lambda: s.value}[s.op]() % mod)
+                     "mul": lambda: x[0] * x[1], "ext": lambda: x[0], "const": lambda: s.value,
+                     "redm": lambda: x[0], "addm": lambda: x[0] + x[1], "subm": lambda: x[0] - x[1],
+                     "mulm": lambda: x[0] * x[1]}[s.op]() % mod)
     return {n: vals[v] for n, v in p.outputs}

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import expr_lanes_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, ops, owner_plan, sqr_plan
+from . import expr_lanes_plan, expr_mod_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, ops, owner_plan, sqr_plan
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -378,6 +378,12 @@ def _expr_prog(v: Variant):
     return expr_plan.program(v.op)
 
 
+# Modular steps (E mod m) run in the thread-per-instance family EXPR_MOD only; the other expression families refuse them.
+EXPR_NOT_MODULAR = Constraint("expr_not_modular", "the expression has no modular steps (E mod m: those run in the "
+                              "thread-per-instance family expr_mod)",
+                              lambda v: not _expr_prog(v).modular())
+
+
 def _expr_region_limbs(v: Variant) -> tuple:
     """Region limbs of each kind of product the expression has (kernel_mul's rule: Q full, Q/2 low half)."""
     return tuple(expr_plan.region_limbs(v.q, op) for op in sorted(expr_plan.products(_expr_prog(v))))
@@ -404,6 +410,7 @@ EXPR = OpFamily(
                               "pairs": [(f"io{j} + first * n", f"s{slot}") for j, slot in _expr_layout(v).inputs]},
     multi_instance_blocks=(128,),
     constraints=(
+        EXPR_NOT_MODULAR,
         Constraint("expr_product_max_bits", f"an expression with products: at most {EXPR_PRODUCT_MAX_BITS} bits (its "
                    "products are classical, in one block; beyond, the NTT is faster even as separate calls: H200, "
                    "16384 bits, 2.9x)", lambda v: not _expr_region_limbs(v) or v.bits <= EXPR_PRODUCT_MAX_BITS),
@@ -482,6 +489,7 @@ EXPR_LANES = OpFamily(
     multi_instance_blocks=(LANES_BLOCK,),   # as the lanes of one warp (lanes_block)
     own_fallback=True,
     constraints=(
+        EXPR_NOT_MODULAR,
         Constraint("expr_lanes_ops", "the expression's steps are +, -, * (mod 2^bits) and constants: full products "
                    "(mulw, sqrw) and their zero-extensions make double-width values, which the L x Q layout of one "
                    "width does not hold (the shared-memory family EXPR serves them)",
@@ -529,6 +537,7 @@ EXPR_OWNER = OpFamily(
     multi_instance_blocks=LANES_OWNER.multi_instance_blocks,
     own_fallback=True,
     constraints=(
+        EXPR_NOT_MODULAR,
         Constraint("expr_owner_ops", LOW_PRODUCTS_RULE,
                    lambda v: owner_plan.expr_supported(_expr_prog(v))),
     ) + LANES_OWNER.constraints,
@@ -559,6 +568,7 @@ EXPR_NTT = OpFamily(
     multi_instance_blocks=(64, 128, 256),
     own_fallback=True,
     constraints=(
+        EXPR_NOT_MODULAR,
         Constraint("expr_ntt_ops", LOW_PRODUCTS_RULE,
                    lambda v: expr_ntt_plan.supported(_expr_prog(v))),
         Constraint("expr_ntt_chunks", "two slots of a value fit the spare transform array (a product's coefficient "
@@ -597,6 +607,7 @@ EXPR_GRID = OpFamily(
     ipbs=(1,),
     grids=(256, 512),
     constraints=(
+        EXPR_NOT_MODULAR,
         Constraint("expr_grid_linear", "the expression is additions alone, each output one linear combination of the "
                    f"inputs with coefficients summing below {expr_plan.LINEAR_MAX_SUM} (expr_plan.linear_outputs): the "
                    "carry between tiles is then a small integer", lambda v: expr_plan.tile_plan(v.op, 32, 1) is not None),
@@ -802,8 +813,35 @@ MOD_SHARED = replace(
     ))
 
 
+# Modular expressions (E mod m; generator/expr_mod_plan.py, templates/kernel_expr_mod.j2 over lib_modarith.j2): the
+# modt family's shape, a thread per instance holding its values in private arrays of N = bits/32 words, the values of
+# a region in Montgomery form (lib_modarith's ma_montmul, ma_addmod, ma_submod), the moduli's constants computed once
+# per instance. Sizes as modt's (MOD_MAX_BITS); no extra sizes by default (each size is a kernel per backend: ask
+# for 384 or 1536 with SIZES=).
+EXPR_MOD = OpFamily(
+    name="expr_mod",                # expr_NAME of an expression with modular steps (families_for)
+    template="kernel_expr_mod.j2",
+    limbs=("u32",),
+    qs=MOD_THREAD.qs,
+    ipbs=MOD_THREAD.ipbs,
+    lanes=(1,),
+    multi_instance_blocks=(128,),
+    shared_words=lambda v: 0,
+    render_context=lambda v: {"prog": _expr_prog(v), "mp": expr_mod_plan.plan(_expr_prog(v))},
+    own_fallback=True,
+    constraints=(
+        Constraint("expr_mod_ops", "the modular expression's other steps are +, -, * (mod 2^bits) and constants: full "
+                   "products (mulw, sqrw) and their zero-extensions make double-width values, which a thread's arrays "
+                   "of N words do not hold", lambda v: expr_mod_plan.supported(_expr_prog(v))),
+        Constraint("expr_mod_max_bits", f"at most {MOD_MAX_BITS} bits (as modt: a thread keeps every live value, the "
+                   "moduli's constants and the division's arrays in private memory; modular expressions have no "
+                   "step-by-step path beyond)", lambda v: v.bits <= MOD_MAX_BITS),
+    ) + tuple(c for c in MOD_THREAD.constraints if c.name == "mod_whole_instance"),
+)
+
+
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES, EXPR_MOD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
@@ -817,7 +855,12 @@ def extra_sizes_for(op: str) -> tuple:
 def families_for(op: str) -> tuple:
     """The families generating op: an expression's op is expr_NAME for every expression given (expr_plan.PROGRAMS)."""
     if op.startswith(EXPR_PREFIX):
-        return (EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT, EXPR_GRID) if op in expr_plan.PROGRAMS else ()
+        if op not in expr_plan.PROGRAMS:
+            return ()
+        # EXPR_MOD's thread per instance (w1, Q = the words) would share names with EXPR_LANES's one-lane variants:
+        # it is listed, first, only for programs with modular steps, which the others refuse (EXPR_NOT_MODULAR)
+        plain = (EXPR, EXPR_LANES, EXPR_OWNER, EXPR_NTT, EXPR_GRID)
+        return (EXPR_MOD,) + plain if expr_plan.PROGRAMS[op].modular() else plain
     return OPS.get(op, ())
 
 

@@ -16,6 +16,7 @@ typedef struct step {
 
 typedef struct program {
     unsigned ninputs, nsteps, nout;
+    int modular;                                     /* it has modular steps (E mod m): no step-by-step path */
     step s[STEPS_MAX];
     unsigned width[MIDINT_EXPR_MAX_IO + STEPS_MAX]; /* of each value */
     unsigned out[MIDINT_EXPR_MAX_IO];                /* the outputs' values */
@@ -38,6 +39,20 @@ static int parse_step(program *g, const char **p)
     if (sscanf(*p, "%7s%n", t->op, &used) != 1)
         return 0;
     *p += used;
+    if (!strcmp(t->op, "redm") || !strcmp(t->op, "addm") || !strcmp(t->op, "subm") || !strcmp(t->op, "mulm")) {
+        /* a modular step (docs/expressions.md): its residues are the fused kernel's (expr_mod) alone; the step path
+         * would need a modular reduction per step, so such a program has none (midint_expr_steps_max_bits: 0) */
+        unsigned m = 0;
+        int ok = t->op[0] == 'r' ? sscanf(*p, "%u %u %u%n", &t->width, &t->x, &m, &used) == 3
+                                 : sscanf(*p, "%u %u %u %u%n", &t->width, &t->x, &t->y, &m, &used) == 4;
+        if (!ok || t->width != 1 || t->x >= nv || t->y >= nv || m >= g->ninputs)
+            return 0;
+        *p += used;
+        g->modular = 1;
+        g->width[nv] = 1;
+        g->nsteps++;
+        return 1;
+    }
     int ok = !strcmp(t->op, "const") ? sscanf(*p, "%u %lu%n", &t->width, &t->value, &used) == 2
              : !strcmp(t->op, "ext") ? sscanf(*p, "%u %u%n", &t->width, &t->x, &used) == 2 && t->x < nv
              : is_binary(t->op) && sscanf(*p, "%u %u %u%n", &t->width, &t->x, &t->y, &used) == 3 && t->x < nv &&
@@ -81,10 +96,16 @@ static int op_of_step(const step *t)
            : !strcmp(t->op, "mullo") ? MIDINT_OP_MULLO : !strcmp(t->op, "mul") ? MIDINT_OP_MUL : -1;
 }
 
+int midint_expr_modular(const midint_expr_desc *d)
+{
+    program g;
+    return d && parse_program(d, &g) && g.modular;
+}
+
 unsigned midint_expr_steps_max_bits(const midint_context *ctx, const midint_expr_desc *d)
 {
     program g;
-    if (!ctx || !d || !parse_program(d, &g))
+    if (!ctx || !d || !parse_program(d, &g) || g.modular)
         return 0;
     /* a sum runs at its width (2 · bits for double-width values), a product on operands of `bits` bits */
     unsigned max = ctx->max_bits[MIDINT_OP_ADD]; /* a program of copies alone: as far as the sums */

@@ -8,6 +8,8 @@
  * evaluation on device buffers io (outputs, then inputs; the call's arguments checked), and the release of its
  * temporaries (at close). */
 unsigned midint_expr_steps_max_bits(const midint_context *ctx, const midint_expr_desc *d);
+/* Whether d's program has modular steps (E mod m): those run in fused kernels only (steps' largest size 0). */
+int midint_expr_modular(const midint_expr_desc *d);
 midint_status midint_expr_steps_run(midint_context *ctx, const midint_expr_desc *d, unsigned bits, size_t count,
                                     void *const *io, void *stream);
 void midint_expr_steps_free(midint_context *ctx);

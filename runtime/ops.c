@@ -109,6 +109,11 @@ static midint_status check_bits(midint_context *ctx, const call *c)
     if (c->bits > max) {
         if (c->expr >= 0) {
             midint_expr_limits l = midint_expr_limits_of(ctx, (size_t)c->expr);
+            if (midint_expr_modular(&midint_exprs[c->expr])) /* E mod m: fused kernels only */
+                return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression "
+                                   "'%s' on the %s backend is %u (its fused kernels' largest; its modular steps, E mod "
+                                   "m, have no step-by-step path; make gen SIZES=...)", c->fn, c->bits, c->info->name,
+                                   ctx->ops->name, max);
             return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: bits is %u; the largest size of expression '%s' on "
                                "the %s backend is %u (fused kernels up to %u bits, then its steps as separate calls as "
                                "far as their operations go; make gen SIZES=...)", c->fn, c->bits, c->info->name,

@@ -112,7 +112,8 @@ def test_additions_only_run_over_several_blocks():
     assert failed_constraint(poly).name == "expr_grid_linear"
     assert failed_constraint(Variant("expr_six", 65536, "u32", 16, 1, "cuda", grid=256)).name == "expr_grid_min_bits"
     assert failed_constraint(Variant("expr_six", 1 << 28, "u32", 16, 1, "cuda", grid=256)).name == "expr_grid_max_bits"
-    assert EXPR_GRID.constraints[0].name == "expr_grid_linear"
+    # the refusal of modular steps (E mod m) first, as in every expression family, then linearity
+    assert [c.name for c in EXPR_GRID.constraints[:2]] == ["expr_not_modular", "expr_grid_linear"]
 
 
 def test_tile_plan_stages_what_the_outputs_need():

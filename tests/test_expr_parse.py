@@ -106,3 +106,54 @@ def test_duplicate_expression_names(tmp_path):
         load_all([tmp_path / "x.expr", tmp_path / "y.expr"])
     with pytest.raises(ExprError, match="cannot read"):
         load(tmp_path / "missing.expr")
+
+
+# ---- modular regions: E mod NAME (docs/expressions.md) ----
+
+def test_modular_regions_program_and_semantics():
+    """The issue's example and its neighbours: exact integers reduced mod m (differences going negative, inputs above
+    m, constants inside a region, a residue reused by plain steps and by another modulus's region), against Python."""
+    p = prog("input a, b, c, m, q\nt = a*b mod m\noutput r = (a*b + c) mod m\noutput s = (t*t - a - 5) mod m\n"
+             "u = t * c + (c - a mod m)\noutput w = (t + u) mod q mod m\n")
+    assert p.moduli() == [3, 4] and p.modular()
+    assert {s.op for s in p.steps} >= {"redm", "addm", "subm", "mulm", "mullo", "add"}
+    assert p.text().startswith("redm 1 0 3;redm 1 1 3;mulm 1 5 6 3;")
+    assert [s.op for s in p.steps].count("mulm") == 2              # a*b once in both regions; t*t
+    g = random.Random(7)
+    for bits in (32, 64, 256):
+        top = (1 << bits) - 1
+        for k in range(300):
+            a, b, c = (g.choice((0, top, g.getrandbits(bits), g.getrandbits(5))) for _ in range(3))
+            m, q = (g.choice((1, 3, top, g.getrandbits(bits) | 1, (1 << g.randint(1, bits)) - 1)) for _ in range(2))
+            out = evaluate(p, {"a": a, "b": b, "c": c, "m": m, "q": q}, bits)
+            t = a * b % m
+            u = (t * c + (c - a) % m) % (1 << bits)
+            assert out == {"r": (a * b + c) % m, "s": (t * t - a - 5) % m, "w": (t + u) % q % m}
+
+
+def test_modular_sharing_and_identity():
+    """A value entering a region is reduced once; a residue of the same modulus enters as it is; `mod` binds loosest."""
+    p = prog("input a, b, m\nx = a*b mod m\ny = (x + a*b) mod m\noutput r = y\noutput s = a + b mod m\n")
+    ops = [s.op for s in p.steps]
+    assert ops.count("redm") == 2 and ops.count("mulm") == 1        # redm a, redm b; a*b shared, x not reduced again
+    assert evaluate(p, {"a": 10, "b": 20, "m": 7}, 64) == {"r": 2 * 200 % 7, "s": 30 % 7}
+
+
+@pytest.mark.parametrize("text, where, words", [
+    ("input a, m\noutput r = a mod b\n", "t.expr:2:18", "expected the name of an input after 'mod', found 'b'"),
+    ("input a, m\nt = a\noutput r = a mod t\n", "t.expr:3:18", "which is not an input"),
+    ("input a, m\noutput r = a mod 7\n", "t.expr:2:18", "expected the name of an input after 'mod', found '7'"),
+    ("input a, m\noutput r = a mod\n", "t.expr:2:17", "found the end of the line"),
+    ("input a, m\noutput r = mod m\n", "t.expr:2:12", "expected an expression before 'mod'"),
+    ("input a, m\noutput r = a * a mod m + a\n", "t.expr:2:24", "write (E mod m)"),
+    ("input a, m\noutput r = mulw(a, a) mod m\n", "t.expr:2:12", "mulw() (a double-width product) in a modular region"),
+    ("input a, m\noutput r = sqrw(a) + 1 mod m\n", "t.expr:2:12", "sqrw() (a double-width product) in a modular"),
+    ("input a, m\nw = sqrw(a)\noutput r = (w + a) mod m\n", "t.expr:3:13", "a double-width value"),
+    ("input a, mod\noutput r = a\n", "t.expr:1:10", "'mod' is a reserved word"),
+    ("input a, m\nmod = a\noutput r = a\n", "t.expr:2:1", "'mod' is a reserved word"),
+    ("input a, m\noutput r = (a mod m\n", "t.expr:2:20", "expected ')'"),
+])
+def test_modular_errors(text, where, words):
+    msg = error(text)
+    assert msg.startswith(where + ":"), msg
+    assert words in msg, msg

@@ -13,10 +13,13 @@ MEASURE = BUILD / "tuning" / "measure"
 
 
 def expressions(backend):
-    """name -> generated sizes of each expression on `backend`."""
+    """name -> generated sizes of each expression on `backend` that has a step path (not the modular ones, E mod m:
+    fused only, tests/test_expr_mod.py)."""
+    from test_expr_mod import modular_names
+    modular = modular_names() if (BUILD / "tests/check_expr").exists() else set()
     out = {}
     for v in read_variants():
-        if v["backend"] == backend and v["op"].startswith("expr_"):
+        if v["backend"] == backend and v["op"].startswith("expr_") and v["op"][len("expr_"):] not in modular:
             out.setdefault(v["op"][len("expr_"):], set()).add(v["bits"])
     return {name: sorted(sizes) for name, sizes in out.items()}
 

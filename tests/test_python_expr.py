@@ -54,3 +54,30 @@ def test_expr_errors(ctx):
         ctx.expr(name, [1], bits=512)
     with pytest.raises(ValueError, match="negative|fit"):
         ctx.expr(name, [-1], [2], bits=expr_sizes(ctx.backend, name)[0])
+
+
+def test_modular_expression_against_python(ctx):
+    """expressions/mac.expr, r = (a b + c) mod m, from Python: odd moduli 1, 3, 2^k - 1, the largest of the width and
+    random ones against inputs above them; an even or zero modulus refused naming its instance, the output untouched."""
+    name = "mac"
+    if name not in ctx.expressions():
+        pytest.skip("mac was not generated (make gen EXPRS=...,expressions/mac.expr)")
+    e = ctx.expressions()[name]
+    assert e.inputs == ("a", "b", "c", "m") and e.output_words == (1,)
+    rng = random.Random(name)
+    for bits in expr_sizes(ctx.backend, name):
+        top = (1 << bits) - 1
+        pairs = adversarial_pairs(bits, rng)
+        ms = [1, 3, top, (1 << rng.randrange(1, bits + 1)) - 1] + [rng.getrandbits(bits) | 1 for _ in pairs]
+        ms = ms[:len(pairs)]
+        a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+        c = [top if k % 3 == 0 else rng.getrandbits(bits) for k in range(len(pairs))]
+        want = [(x * y + z) % m for x, y, z, m in zip(a, b, c, ms)]
+        assert ctx.expr(name, a, b, c, ms, bits=bits) == want
+        bad = list(ms)
+        bad[5] = 0 if bits % 64 else 2 * (ms[5] // 2)
+        out = np.full((len(pairs), bits // 32), 0xDEADBEEF, np.uint32)
+        to = lambda xs: np.array([[(x >> (32 * k)) & 0xFFFFFFFF for k in range(bits // 32)] for x in xs], np.uint32)
+        with pytest.raises(ValueError, match=r"inputs\[3\] \(m\)\[5\] is (even|zero); every m must be odd"):
+            ctx.expr(name, to(a), to(b), to(c), to(bad), out=out)
+        assert (out == 0xDEADBEEF).all()

@@ -5,7 +5,8 @@
  *   time OP BITS COUNT VARIANT REPS   -> "time OP BITS COUNT VARIANT ok|error MEDIAN_MS pass|FAIL [message]"
  *                                        VARIANT "default" times what dispatch picks (and names it)
  *   square OP BITS COUNT VARIANT REPS -> as time, with one buffer for both operands (b is a: a square)
- *   run OP BITS COUNT VARIANT REPS [ARGS] -> as time, for any operation through its descriptor (division and
+ *   run OP BITS COUNT VARIANT REPS [ARGS] -> as time (an expression: exactly time), for any operation through its
+ *                                        descriptor (division and
  *                                        modular arithmetic: their scalars as ARGS, "ebits=512"; a modulus object's
  *                                        parity "modulus=odd" / "modulus=even", or "modulus=short" (odd, the top
  *                                        word zero); measure_ops.c)
@@ -22,8 +23,8 @@
  *   hostcopy BYTES REPS               -> "hostcopy BYTES H2D D2H H2D_BOTH D2H_BOTH BOTH" (GB/s, page-locked
  *                                        memory, each direction alone, then both at once from a common start,
  *                                        BOTH: both directions' bytes over the time until both are done)
- * OP may be a generated expression, expr_NAME (its inputs: the batch's a and b in turn; its outputs checked against
- * the expression's program in GMP), and for those
+ * OP may be a generated expression, expr_NAME (its inputs: the batch's a and b in turn, a modulus of E mod m b made odd;
+ * its outputs checked against the expression's program in GMP), and for those
  *   chain OP BITS COUNT REPS          -> "chain OP BITS COUNT ok|error MEDIAN_MS pass|FAIL [message]": the same
  *                                        formula through separate midint calls (device buffers, default dispatch):
  *                                        the library's step path, forced (docs/expressions.md)
@@ -47,7 +48,9 @@ typedef struct batch {
     unsigned bits;
     size_t count;
     uint32_t *ha, *hb;       /* host operands */
+    uint32_t *hm;            /* expressions with a modulus (E mod m): b made odd, their moduli's operand */
     void *da, *db, *dr, *dc; /* device operands, result (room for the full product) and carry */
+    void *dm;                /* hm on the device */
     void *dx[8];             /* expressions: outputs beyond the first (room for twice the width) */
 } batch;
 
@@ -62,6 +65,8 @@ static void drop_batch(midint_context *ctx, batch *b)
 {
     free(b->ha);
     free(b->hb);
+    free(b->hm);
+    midint_buffer_free(ctx, b->dm);
     midint_buffer_free(ctx, b->da);
     midint_buffer_free(ctx, b->db);
     midint_buffer_free(ctx, b->dr);
@@ -141,9 +146,29 @@ typedef struct expr_arg {
     batch *b;
 } expr_arg;
 
-/* The batch's buffers as an expression's outputs (dr, then dx) and inputs (da, db in turn). */
+/* The odd moduli of an expression with modular steps (its inputs in expr_moduli): b's words with the low bit set, made
+ * once per batch (random odd moduli of the full width, which the random inputs exceed half the time). */
+static midint_status expr_moduli_buffer(midint_context *ctx, batch *b)
+{
+    size_t words = b->count * (b->bits / 32);
+    if (b->dm)
+        return MIDINT_OK;
+    if (!(b->hm = malloc(words * 4)))
+        return MIDINT_ERR_OUT_OF_MEMORY;
+    memcpy(b->hm, b->hb, words * 4);
+    for (size_t i = 0; i < b->count; i++)
+        b->hm[i * (b->bits / 32)] |= 1u;
+    midint_status st = midint_buffer_alloc(ctx, words * 4, &b->dm);
+    return st != MIDINT_OK ? st : midint_buffer_write(ctx, b->dm, b->hm, words * 4);
+}
+
+/* The batch's buffers as an expression's outputs (dr, then dx) and inputs (da, db in turn; a modulus dm). */
 static midint_status expr_buffers(midint_context *ctx, const midint_expr_desc *d, batch *b, void **out, const void **in)
 {
+    unsigned moduli = expr_moduli(d);
+    midint_status ms = moduli ? expr_moduli_buffer(ctx, b) : MIDINT_OK;
+    if (ms != MIDINT_OK)
+        return ms;
     for (unsigned j = 0; j < d->noutputs; j++) {
         if (j && !b->dx[j]) {
             midint_status st = midint_buffer_alloc(ctx, b->count * (b->bits / 32) * 8, &b->dx[j]);
@@ -153,7 +178,7 @@ static midint_status expr_buffers(midint_context *ctx, const midint_expr_desc *d
         out[j] = j ? b->dx[j] : b->dr;
     }
     for (unsigned i = 0; i < d->ninputs; i++)
-        in[i] = i % 2 ? b->db : b->da;
+        in[i] = moduli >> i & 1u ? b->dm : i % 2 ? b->db : b->da;
     return MIDINT_OK;
 }
 
@@ -180,7 +205,7 @@ static int check_expr_batch(midint_context *ctx, const midint_expr_desc *d, batc
     const uint32_t *hin[8];
     int ok = expr_buffers(ctx, d, b, out, in) == MIDINT_OK && midint_synchronize(ctx, NULL) == MIDINT_OK;
     for (unsigned i = 0; i < d->ninputs; i++)
-        hin[i] = i % 2 ? b->hb : b->ha;
+        hin[i] = expr_moduli(d) >> i & 1u ? b->hm : i % 2 ? b->hb : b->ha;
     for (unsigned j = 0; ok && j < d->noutputs; j++) {
         size_t words = b->count * n * d->output_words[j];
         got[j] = malloc(words * 4);
@@ -439,8 +464,13 @@ int main(int argc, char **argv)
         else if (!strcmp(cmd, "chain") && sscanf(line, "chain %31s %u %zu %d", op_s, &bits, &count, &reps) == 4)
             cmd_expr(ctx, &b, op_s, bits, count, "default", reps < 1 ? 1 : reps, 1);
         else if (!strcmp(cmd, "run") &&
-                 sscanf(line, "run %31s %u %zu %511s %d %255[^\n]", op_s, &bits, &count, name, &reps, args) >= 5)
-            cmd_run(ctx, op_s, bits, count, name, reps < 1 ? 1 : reps, args);
+                 sscanf(line, "run %31s %u %zu %511s %d %255[^\n]", op_s, &bits, &count, name, &reps, args) >= 5) {
+            /* an expression has no descriptor of the table: as `time` (its answer says time) */
+            if (strncmp(op_s, "expr_", 5) == 0)
+                cmd_expr(ctx, &b, op_s, bits, count, name, reps < 1 ? 1 : reps, 0);
+            else
+                cmd_run(ctx, op_s, bits, count, name, reps < 1 ? 1 : reps, args);
+        }
         else if (!strcmp(cmd, "gmpop") && sscanf(line, "gmpop %31s %u %zu %d %255[^\n]", op_s, &bits, &count, &reps,
                                                  args) >= 4)
             cmd_gmpop(op_s, bits, count, reps, args);

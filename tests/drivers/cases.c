@@ -559,7 +559,23 @@ int reference_expr(const midint_expr_desc *d, unsigned n, const uint32_t *const 
                 ok = sscanf(p, "%u %lu%n", &w, &value, &used) == 2, mpz_set_ui(v[nv], value);
             else if (strcmp(op, "ext") == 0)
                 ok = sscanf(p, "%u %u%n", &w, &x, &used) == 2 && x < nv && (mpz_set(v[nv], v[x]), 1);
-            else if ((ok = sscanf(p, "%u %u %u%n", &w, &x, &y, &used) == 3 && x < nv && y < nv)) {
+            else if (strcmp(op, "redm") == 0 || strcmp(op, "addm") == 0 || strcmp(op, "subm") == 0 ||
+                     strcmp(op, "mulm") == 0) {
+                /* the modular steps (E mod m): x mod m, x + y, x - y, x y mod m, the modulus m last; the result is
+                 * the residue in [0, m) (mpz_fdiv_r), and the width's reduction below leaves it as it is */
+                unsigned m = 0;
+                int unary = op[0] == 'r';
+                ok = (unary ? sscanf(p, "%u %u %u%n", &w, &x, &m, &used) == 3
+                            : sscanf(p, "%u %u %u %u%n", &w, &x, &y, &m, &used) == 4) &&
+                     x < nv && y < nv && m < nv && mpz_sgn(v[m]) > 0;
+                if (ok) {
+                    if (unary)
+                        mpz_set(v[nv], v[x]);
+                    else
+                        (op[0] == 'a' ? mpz_add : op[0] == 's' ? mpz_sub : mpz_mul)(v[nv], v[x], v[y]);
+                    mpz_fdiv_r(v[nv], v[nv], v[m]);
+                }
+            } else if ((ok = sscanf(p, "%u %u %u%n", &w, &x, &y, &used) == 3 && x < nv && y < nv)) {
                 if (strcmp(op, "add") == 0)
                     mpz_add(v[nv], v[x], v[y]);
                 else if (strcmp(op, "sub") == 0)
@@ -583,4 +599,50 @@ int reference_expr(const midint_expr_desc *d, unsigned n, const uint32_t *const 
     free(v);
     free(width);
     return ok;
+}
+
+unsigned expr_moduli(const midint_expr_desc *d)
+{
+    unsigned mask = 0;
+    for (const char *p = d->program; p && *p;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > 5 && p[3] == 'm' && p[4] == ' ' &&
+            (!strncmp(p, "redm", 4) || !strncmp(p, "addm", 4) || !strncmp(p, "subm", 4) || !strncmp(p, "mulm", 4))) {
+            const char *last = p + len; /* the modulus: the step's last number */
+            while (last > p && last[-1] != ' ')
+                last--;
+            unsigned m = (unsigned)strtoul(last, NULL, 10);
+            if (m < d->ninputs && m < 32)
+                mask |= 1u << m;
+        }
+        p += len;
+        while (*p == ';' || *p == ' ')
+            p++;
+    }
+    return mask;
+}
+
+void expr_odd_moduli(const midint_expr_desc *d, unsigned n, uint32_t *const *in, size_t count, uint64_t seed)
+{
+    unsigned mask = expr_moduli(d);
+    rng g = {seed ^ 0x0DD0DDu};
+    for (unsigned i = 0; i < d->ninputs; i++)
+        for (size_t inst = 0; (mask >> i & 1u) && inst < count; inst++) {
+            uint32_t *w = in[i] + inst * n;
+            unsigned shape = (unsigned)((inst + seed) % 6), k = 1u + (unsigned)(rng_next(&g) % (32u * n));
+            if (shape >= 1 && shape <= 2) { /* 1, 3 */
+                memset(w, 0, (size_t)n * 4);
+                w[0] = shape == 1 ? 1u : 3u;
+            } else if (shape == 3 || shape == 4) { /* 2^k - 1; all ones: the largest odd value of the width */
+                for (unsigned j = 0; j < n; j++)
+                    w[j] = shape == 4 || 32u * (j + 1) <= k ? 0xFFFFFFFFu : 32u * j < k ? (1u << (k % 32u)) - 1u : 0u;
+            } else if (shape == 5) { /* odd, of a random length: small moduli, inputs far above them */
+                for (unsigned j = 0; j < n; j++)
+                    w[j] = 32u * j < k ? (uint32_t)rng_next(&g) : 0u;
+                if (k % 32u)
+                    w[(k - 1u) / 32u] &= (1u << (k % 32u)) - 1u;
+            }
+            w[0] |= 1u; /* shape 0: the pattern's value, made odd */
+        }
 }

@@ -95,5 +95,11 @@ int batch_expect(const op_batch *b, size_t inst, uint32_t *const *out);
 /* Expression reference: the program of d (its steps in mpz, docs/expressions.md) on instance `inst` of the inputs
  * (n words each); out[j] receives output j (output_words[j] x n words). 0 when the program cannot be read. */
 int reference_expr(const midint_expr_desc *d, unsigned n, const uint32_t *const *in, size_t inst, uint32_t **out);
+/* The inputs of expression d serving as a modulus (the last argument of its modular steps, E mod m), bit i for input
+ * i: those must be odd (the tests' and measurements' inputs make them so, expr_odd_moduli). */
+unsigned expr_moduli(const midint_expr_desc *d);
+/* Make instance inst's modulus inputs (in[i], n words each, for i in expr_moduli) odd moduli of varied shapes, by
+ * instance: as filled but odd, 1, 3, 2^k - 1, the largest odd value of n words, odd of a random length. */
+void expr_odd_moduli(const midint_expr_desc *d, unsigned n, uint32_t *const *in, size_t count, uint64_t seed);
 
 #endif

@@ -5,8 +5,10 @@
  *        [--list]
  * Cases come on stdin, one per line: "name bits count pattern seed api alias"
  *   api: host|async (host buffers from midint_host_alloc, midint_expr_async, then midint_synchronize)|device
- *   alias: none|inplace (output 0 is the same buffer as input 0)
- * Inputs 2k and 2k+1 are filled as the a and b of the other drivers' patterns (seed + k). Output: "ok <case>" or
+ *   alias: none|inplace (output 0 is the same buffer as input 0)|evenmod (an expression with a modulus, E mod m: instance
+ *          count/2's first modulus even, or zero for an even seed; the call must fail naming it, outputs untouched)
+ * Inputs 2k and 2k+1 are filled as the a and b of the other drivers' patterns (seed + k); inputs serving as a modulus
+ * are then made odd, of varied shapes by instance (cases.c, expr_odd_moduli). Output: "ok <case>" or
  * "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails, 2 on a usage or setup error, 3 from
  * --probe when the backend is unavailable. --list prints each expression: name, inputs, outputs, program. */
 #include <stdio.h>
@@ -65,6 +67,24 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
         if (i + 1 >= nin)
             free(second);
     }
+    /* moduli (E mod m) odd, of varied shapes; "evenmod": one instance's modulus even (zero for an even seed), which the
+     * call must refuse naming that instance, every output untouched */
+    unsigned moduli = expr_moduli(d);
+    size_t bad = c->count / 2;
+    int evenmod = strcmp(c->alias, "evenmod") == 0;
+    expr_odd_moduli(d, n, in, c->count, c->seed);
+    if (evenmod && !moduli) {
+        snprintf(why, sizeof why, "evenmod: the expression has no modulus");
+        ok = 0;
+    }
+    for (unsigned i = 0; evenmod && i < nin; i++)
+        if (moduli >> i & 1u) {
+            if (c->seed % 2 == 0)
+                memset(in[i] + bad * n, 0, (size_t)n * 4);
+            else
+                in[i][bad * n] &= ~1u, in[i][bad * n + n - 1] |= 0x80000000u;
+            break;
+        }
     for (unsigned i = 0; i < nin; i++)
         memcpy(saved[i], in[i], c->count * n * 4);
     for (unsigned j = 0; j < nout; j++) {
@@ -108,17 +128,39 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
                                     NULL);
         if (st == MIDINT_OK)
             st = midint_synchronize(ctx, NULL);
-        for (unsigned j = 0; j < nout && st == MIDINT_OK; j++)
-            st = midint_buffer_read(ctx, out[j], dev[j], c->count * n * 4 * d->output_words[j]);
+        /* the outputs read back also after a refused call (evenmod: they must be as they were) */
+        midint_status rd = MIDINT_OK;
+        for (unsigned j = 0; j < nout && rd == MIDINT_OK && (st == MIDINT_OK || evenmod) && dev[j]; j++)
+            rd = midint_buffer_read(ctx, out[j], dev[j], c->count * n * 4 * d->output_words[j]);
+        st = st != MIDINT_OK ? st : rd;
         for (unsigned i = 0; i < nout + nin; i++)
             if (!(inplace && i == nout))
                 midint_buffer_free(ctx, dev[i]);
     }
-    if (ok && st != MIDINT_OK) {
+    if (ok && evenmod) {
+        char idx[32];
+        snprintf(idx, sizeof idx, "[%zu] is %s", bad, c->seed % 2 == 0 ? "zero" : "even");
+        if (st != MIDINT_ERR_INVALID_ARGUMENT || !strstr(midint_last_error(ctx), idx) ||
+            !strstr(midint_last_error(ctx), "must be odd")) {
+            snprintf(why, sizeof why, "evenmod: want INVALID_ARGUMENT naming %s, got %s: %.150s", idx,
+                     midint_status_name(st), midint_last_error(ctx));
+            ok = 0;
+        }
+        for (unsigned j = 0; ok && j < nout; j++)
+            for (size_t k = 0; ok && k < c->count * n * d->output_words[j]; k++)
+                if (out[j][k] != POISON) {
+                    snprintf(why, sizeof why, "evenmod: output %s word %zu was written", d->outputs[j], k);
+                    ok = 0;
+                }
+        printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
+               (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
+        ok = ok ? 2 : 0; /* reported; no reference to compare */
+    }
+    if (ok == 1 && st != MIDINT_OK) {
         snprintf(why, sizeof why, "%s: %s", midint_status_name(st), midint_last_error(ctx));
         ok = 0;
     }
-    for (size_t inst = 0; ok && inst < c->count; inst++) {
+    for (size_t inst = 0; ok == 1 && inst < c->count; inst++) {
         if (!reference_expr(d, n, (const uint32_t *const *)saved, inst, want)) {
             snprintf(why, sizeof why, "the reference could not evaluate the program '%s'", d->program);
             ok = 0;
@@ -135,8 +177,9 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
     }
     if (variant)
         midint_force_variant(ctx, NULL);
-    printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
-           (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
+    if (ok != 2)
+        printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
+               (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
     for (unsigned i = 0; i < nin; i++) {
         host_mem_free(ctx, async, in[i]);
         free(saved[i]);
@@ -146,7 +189,7 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
             host_mem_free(ctx, async, out[j]);
         free(want[j]);
     }
-    return ok;
+    return ok != 0;
 }
 
 int main(int argc, char **argv)
