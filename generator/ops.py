@@ -283,7 +283,7 @@ OPERATIONS = (
               (Out("r"), In("a"), In("b", slot="b"),
                Modulus("m", doc="the modulus, m >= 1")),
               "r = a b mod m for one modulus m >= 1 of the whole batch (odd or even; a and b may exceed m)",
-              ("mods",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("mods", "modlm"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "a"), ("r", "b")), reference=(("r", "(mod (mul a b) m)"),)),
     Operation("powm_shared", 19,
               (Out("r"), In("base"), In("exp", "ebits", slot="b", doc="the exponent, ebits bits"),

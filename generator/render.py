@@ -77,6 +77,12 @@ class Entry:
     def first_kernel(self) -> int:
         return self.kernels[0]
 
+    @property
+    def odd_moduli(self) -> bool:
+        """Whether its kernels take odd moduli only (OpFamily.odd_moduli)."""
+        fam = family_of(self.v)
+        return bool(fam and fam.odd_moduli)
+
 
 def variant_line(e: Entry) -> str:
     v = e.v

@@ -60,6 +60,10 @@ class OpFamily:
     # (cryptographic sizes between the powers of two, where a variant of the next power of two would do up to 1.8x
     # the work of a thread per instance)
     extra_sizes: tuple = ()
+    # the family's kernels take odd moduli only where its operations take any (mulmod_shared on lanes: Montgomery
+    # products): the registry marks its variants (midint_variant.odd_moduli) and the runtime sends even moduli to
+    # the operation's other variants
+    odd_moduli: bool = False
 
     @property
     def ops(self) -> tuple:
@@ -802,6 +806,21 @@ MOD_LANES = OpFamily(
     ),
 )
 
+# mulmod_shared on the lanes (templates/kernel_mulmod_lanes.j2 over lib_modlanes.j2): two Montgomery products,
+# a R^2 and then b, with the modulus object's R^2 mod m, odd moduli only (even ones keep the mods thread per
+# instance's Barrett reduction). The powm family's shape: L lanes of 8 words, from 1024 bits, where the thread per
+# instance runs out of registers (H100: 230 registers at 1024 bits, 255 and a 2 KB stack at 2048).
+MOD_LANES_MUL = replace(
+    MOD_LANES, name="modlm", template="kernel_mulmod_lanes.j2", odd_moduli=True,
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
+        Constraint("mod_lanes_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each size adds its OpenCL variant's "
+                   "CPU run to CI)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
+        Constraint("modlm_min_bits", "from 1024 bits, where the thread per instance (mods) spills; below it ran at "
+                   "58-87% of mul (H100, 256-512 bits)", lambda v: v.bits >= 1024, "prune"),
+        Constraint("mod_lanes_q8", "8 words per lane, as powm's lanes (one variant per size)", lambda v: v.q == 8,
+                   "prune"),
+    ))
+
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
 # constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
 MOD_SHARED = replace(
@@ -841,7 +860,7 @@ EXPR_MOD = OpFamily(
 
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES, EXPR_MOD)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES, MOD_LANES_MUL, EXPR_MOD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}

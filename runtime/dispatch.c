@@ -123,13 +123,14 @@ static variant_kind kind_of(const midint_variant *v)
 
 /* The default rule's choice among the variants of one kind, or NULL. */
 static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, size_t count,
-                                            variant_kind kind)
+                                            int even_moduli, variant_kind kind)
 {
     const midint_variant *best = NULL;
     double best_cost = 0;
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind)
+        if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind ||
+            (even_moduli && v->odd_moduli))
             continue;
         double cost = default_cost(rule_of(op), v, n, count);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
@@ -155,17 +156,18 @@ static int is_forced(const midint_context *ctx, const midint_variant *v)
     return 0;
 }
 
-midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
                               const midint_variant **out)
 {
+    even_moduli = even_moduli != 0;
     for (unsigned i = 0; i < MIDINT_DISPATCH_MEMO; i++) {
         const midint_dispatch_memo *m = &ctx->memo[i];
-        if (m->v && m->op == op && m->n == n && m->count == count) {
+        if (m->v && m->op == op && m->n == n && m->count == count && m->even_moduli == even_moduli) {
             *out = m->v;
             return MIDINT_OK;
         }
     }
-    midint_status st = dispatch(ctx, op, n, count, out);
+    midint_status st = dispatch(ctx, op, n, count, even_moduli, out);
     /* a chosen variant the device turns down once its kernels are built is left out, and the choice made again */
     while (st == MIDINT_OK && ctx->ops->kernels_run && !is_forced(ctx, *out) && !ctx->ops->kernels_run(ctx, *out)) {
         if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
@@ -173,16 +175,17 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         ctx->refused[*out - midint_registry] = 1;   /* midint_variant_fits now says no: each variant at most once */
         snprintf(ctx->refusal, sizeof ctx->refusal, "%s", ctx->msg);
         if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
-            st = dispatch(ctx, op, n, count, out);
+            st = dispatch(ctx, op, n, count, even_moduli, out);
     }
     if (st == MIDINT_OK) {
-        ctx->memo[ctx->memo_next] = (midint_dispatch_memo){op, n, count, *out};
+        ctx->memo[ctx->memo_next] = (midint_dispatch_memo){op, n, count, even_moduli, *out};
         ctx->memo_next = (ctx->memo_next + 1) % MIDINT_DISPATCH_MEMO;
     }
     return st;
 }
 
-static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, const midint_variant **out)
+static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+                              const midint_variant **out)
 {
     midint_backend be = ctx->ops->id;
     int any_forced = 0;
@@ -191,16 +194,17 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if (v->op != op)
             continue;
         any_forced = 1;
-        if (midint_variant_serves(v, op, be, n)) {
+        if (midint_variant_serves(v, op, be, n) && !(even_moduli && v->odd_moduli)) {
             *out = v;
             return MIDINT_OK;
         }
     }
     if (any_forced)
-        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced %s variant serves %u bits (a variant serves "
-                           "sizes up to its own)", midint_op_name(op), 32u * n);
+        return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced %s variant serves %u bits%s (a variant serves "
+                           "sizes up to its own)", midint_op_name(op), 32u * n,
+                           even_moduli ? " with an even modulus (some take odd ones only)" : "");
     const midint_variant *tuned = midint_tuning_lookup(ctx, op, n, count);
-    if (tuned) {
+    if (tuned && !(even_moduli && tuned->odd_moduli)) {
         *out = tuned;
         return MIDINT_OK;
     }
@@ -225,7 +229,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         order[k++] = KIND_LANES;
     const midint_variant *best = NULL;
     for (int i = 0; i < k && !best; i++)
-        best = default_choice(ctx, op, n, count, order[i]);
+        best = default_choice(ctx, op, n, count, even_moduli, order[i]);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device%s%.300s%s",
                            ctx->ops->name, midint_op_name(op), 32u * n,
@@ -254,5 +258,5 @@ const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned 
         return NULL;
     }
     const midint_variant *v = NULL;
-    return midint_dispatch(ctx, op, bits / 32, count, &v) == MIDINT_OK ? v->name : NULL;
+    return midint_dispatch(ctx, op, bits / 32, count, 0, &v) == MIDINT_OK ? v->name : NULL;
 }

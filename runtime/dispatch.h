@@ -4,8 +4,9 @@
 
 #include "context.h"
 
-/* Choose the variant for a call of n words and `count` instances; on failure the message is set. */
-midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count,
+/* Choose the variant for a call of n words and `count` instances (even_moduli: a modulus object of the call is
+ * even, which the variants marked odd_moduli do not take); on failure the message is set. */
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
                               const midint_variant **out);
 
 /* Forget remembered dispatch decisions (the forced variants or the tuned table changed). */

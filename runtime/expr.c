@@ -107,5 +107,5 @@ const char *midint_expr_selected_variant(midint_context *ctx, const char *name, 
     }
     if (midint_expr_uses_steps(ctx, (size_t)(d - midint_exprs), bits))
         return "steps";
-    return midint_dispatch(ctx, op_of(d), bits / 32, count, &v) == MIDINT_OK ? v->name : NULL;
+    return midint_dispatch(ctx, op_of(d), bits / 32, count, 0, &v) == MIDINT_OK ? v->name : NULL;
 }

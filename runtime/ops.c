@@ -30,6 +30,7 @@ typedef struct call {
     size_t bytes[MAX_PARAMS];      /* per buffer parameter: its bytes for the whole batch */
     midint_mode mode;
     const char *fn;
+    int even_moduli;               /* a modulus object of the call is even (check_moduli) */
 } call;
 
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
@@ -356,6 +357,7 @@ static midint_status check_moduli(midint_context *ctx, call *c)
         if ((p->rules & MIDINT_RULE_ODD) && !m->odd)
             return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is even; %s needs an odd modulus", c->fn,
                                p->name, c->info->name);
+        c->even_moduli |= !m->odd;
         c->buf[i] = m->dev;
     }
     return MIDINT_OK;
@@ -586,7 +588,7 @@ midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, u
         return st;
     const midint_variant *v = NULL;
     void *tables = NULL; /* the twiddle tables of transform variants, made before anything is enqueued */
-    if (!use_steps(ctx, &c) && ((st = midint_dispatch(ctx, op, c.n, count, &v)) != MIDINT_OK ||
+    if (!use_steps(ctx, &c) && ((st = midint_dispatch(ctx, op, c.n, count, c.even_moduli, &v)) != MIDINT_OK ||
                                 (v->ntt_primes && (st = midint_ntt_table(ctx, &tables)) != MIDINT_OK)))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     return mode == MIDINT_MODE_DEVICE ? run_device(ctx, &c, v, stream) : run_host(ctx, &c, v, stream);
@@ -669,7 +671,7 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
     midint_status st = check_bits(ctx, &c);
     const midint_variant *v = NULL;
     midint_plan plan;
-    if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, c.n, count, &v)) != MIDINT_OK ||
+    if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, c.n, count, 0, &v)) != MIDINT_OK ||
                             (st = midint_plan_make(ctx, v, c.n, result_words(&c), count, &plan)) != MIDINT_OK))
         return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
     if (st == MIDINT_OK)

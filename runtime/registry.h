@@ -60,6 +60,8 @@ typedef struct midint_variant {
                               * 3 a thread per instance staged through shared memory (_t1) */
     uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
     uint32_t grid;           /* grid variants: threads per block of their tile kernels (_gB); 0 otherwise */
+    uint32_t odd_moduli;     /* 1: serves odd moduli only, where its operation takes any (generator/space.py
+                              * OpFamily.odd_moduli); the call path sends even ones to the operation's other variants */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];

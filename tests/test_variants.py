@@ -11,6 +11,15 @@ from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_back
 sys.path.insert(0, str(ROOT))
 from generator import grid_plan  # noqa: E402
 from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
+from generator.space import family_of  # noqa: E402
+from generator.variant import parse_name  # noqa: E402
+
+
+def odd_moduli_only(v) -> bool:
+    """Whether v's kernels take odd moduli only (OpFamily.odd_moduli): its cases' modulus objects are made odd."""
+    fam = family_of(parse_name(v["name"]))
+    return bool(fam and fam.odd_moduli)
+
 
 # Per operation, from its row of the table (generator/ops.py): patterns for single instances, patterns that make a
 # whole batch carry (or multiply with the largest partial-product carries), the in-place aliases it allows, the
@@ -228,7 +237,23 @@ def test_variant_against_gmp(v):
             cases.append(f"{v['op']} {long_bits(v)} 1 {chain_pattern(v)} 99 host none")
     else:
         cases = cases_for(v)
-    proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
+    odd = ["--odd-moduli"] if odd_moduli_only(v) else []
+    proc = run_driver(["--backend", v["backend"], "--variant", v["name"]] + odd, cases)
+    skip_if_device_refuses(proc)
+    assert_all_ok(proc, cases)
+
+
+ODD_ONLY = [v for v in VARIANTS if odd_moduli_only(v)]
+
+
+@pytest.mark.parametrize("v", ODD_ONLY, ids=[v["name"] for v in ODD_ONLY])
+def test_even_moduli_go_to_other_variants(v):
+    """A variant of odd moduli only is the default choice for odd ones; the call path sends even moduli (pow2,
+    single_bits, and the random pattern's about half) to the operation's other variants, still exact."""
+    require_backend(v["backend"])
+    cases = [f"{v['op']} {v['bits']} {n} {p} {s} host none" for n, p, s in ((3, "pow2", 1), (2, "single_bits", 2),
+                                                                           (5, "random", 3), (2, "mixed", 4))]
+    proc = run_driver(["--backend", v["backend"]], cases)
     skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
 

@@ -77,6 +77,9 @@ uint64_t batch_words(const op_batch *b, unsigned i);
  * (one of modular_pattern_names, or "mixed"); 0 for an unknown pattern. */
 int op_is_modular(const midint_op_info *d);
 int fill_modular(op_batch *b, const char *pattern, uint64_t seed);
+/* Nonzero: fill_modular makes modulus objects odd (check_batch --odd-moduli), as for an operation whose modulus must
+ * be odd. */
+extern int cases_odd_moduli;
 extern const char *const modular_pattern_names[];
 
 /* The modulus objects of a batch (parameters of kind MIDINT_PARAM_MODULUS) on ctx, made from their arrays' first

@@ -120,6 +120,8 @@ static void make_exponent(mpz_t e, size_t inst, rng *g, unsigned bits)
     mpz_setbit(e, len - 1);
 }
 
+int cases_odd_moduli;
+
 int fill_modular(op_batch *b, const char *pattern, uint64_t seed)
 {
     const midint_op_info *d = b->info;
@@ -150,7 +152,7 @@ int fill_modular(op_batch *b, const char *pattern, uint64_t seed)
         unsigned mbits = 32u * (unsigned)batch_words(b, (unsigned)im);
         if (!one_m || inst == 0) {
             make_modulus(m, s, &g, mbits);
-            if (rules & MIDINT_RULE_ODD)
+            if ((rules & MIDINT_RULE_ODD) || (one_m && cases_odd_moduli))
                 mpz_setbit(m, 0);
             if ((rules & MIDINT_RULE_NONZERO) && mpz_sgn(m) == 0)
                 mpz_set_ui(m, 1);

@@ -1,7 +1,8 @@
 /* check_batch.c — runs batches through libmidint and compares every word and carry with GMP.
  *
  * Usage: check_batch --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES]
- *                    [--pinned] [--expect-completed K] [--probe]
+ *                    [--pinned] [--expect-completed K] [--probe] [--odd-moduli]
+ *   --odd-moduli: modulus objects made odd (a forced variant that takes odd moduli only, midint_variant.odd_moduli)
  * Cases come on stdin, one per line: "op bits count pattern seed api alias [args]"
  *   op: any operation of the table (midint_op_describe; its reference text is the GMP reference)
  *   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
@@ -241,9 +242,11 @@ int main(int argc, char **argv)
             expect_completed = atoll(argv[++i]);
         } else if (strcmp(argv[i], "--probe") == 0) {
             probe = 1;
+        } else if (strcmp(argv[i], "--odd-moduli") == 0) {
+            cases_odd_moduli = 1;   /* the forced variant takes odd moduli only (midint_variant.odd_moduli) */
         } else {
             fprintf(stderr, "usage: %s --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] "
-                            "[--workspace BYTES] [--pinned] [--expect-completed K] [--probe] < cases\n", argv[0]);
+                            "[--workspace BYTES] [--pinned] [--expect-completed K] [--probe] [--odd-moduli] < cases\n", argv[0]);
             return 2;
         }
     }
