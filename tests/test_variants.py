@@ -9,7 +9,7 @@ from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_back
                       skip_if_device_refuses)
 
 sys.path.insert(0, str(ROOT))
-from generator import grid_plan  # noqa: E402
+from generator import grid_plan, mod_scratch  # noqa: E402
 from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
 from generator.space import MOD_PRIVATE_MAX_BITS  # noqa: E402
 
@@ -139,6 +139,19 @@ def cases_for(v):
     return cases
 
 
+def passes_cases(v):
+    """A huge modular variant keeps its arrays in the workspace, and a call runs in passes of as many instances as the
+    cap holds: under a cap of two instances' words, 3 instances (passes of 2 and 1, the second from inst0 = 2), host
+    and device, at the full size and one word less. (cases, the cap in bytes), or None for other variants."""
+    spec = OPS[v["op"]]
+    if not (spec["modular"] and v["grid"] == "-" and v["lanes"] in ("-", "1") and v["bits"] > MOD_PRIVATE_MAX_BITS):
+        return None
+    arg = f" {spec['exponent']}={MOD_HUGE_EXP}" if spec["exponent"] else ""
+    m = v["bits"]
+    cases = [f"{v['op']} {m} 3 mixed 901 host none{arg}", f"{v['op']} {m - 32} 3 near 902 device none{arg}"]
+    return cases, 2 * 4 * mod_scratch.kernel_words(v["op"], m // 32)
+
+
 # Grid variants (an instance over many blocks) share their kernels with the other sizes of their engine (the name
 # without its size): each engine gets the whole matrix once, through its largest variant of at most
 # GRID_BITS[backend] bits (the CPU run of OpenCL affords a million bits), at that size; every other size gets one
@@ -249,6 +262,10 @@ def test_variant_against_gmp(v):
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]], cases)
     skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
+    passes = passes_cases(v)
+    if passes:
+        proc = run_driver(["--backend", v["backend"], "--variant", v["name"], "--workspace", str(passes[1])], passes[0])
+        assert_all_ok(proc, passes[0])
 
 
 # The grid NTT runs one row kernel and one column-pair kernel per call, chosen by the transform length; at the
