@@ -3,7 +3,8 @@
 # workspace: docs/operations.md, "Sizes") on a lent GPU: their CUDA tests (every op at 8192/16384/32768 and the padded
 # sizes between), compute-sanitizer memcheck on one call of each kernel, and timings (tuning/measure: device buffers,
 # random inputs, 257 instances checked against GMP). Run from the repository root after a build whose SIZES include
-# 8192,16384,32768; logs to $OUT. Knobs: BIG_STEPS ("tests sanitize bench"), BIG_SIZES, REPS.
+# 8192,16384,32768; logs to $OUT. Knobs: BIG_STEPS ("tests sanitize bench"; one per device call: each may take
+# minutes), BIG_SIZES, REPS.
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -29,7 +30,7 @@ if has sanitize; then
       [ -n "$v" ] || continue
       printf '%s %s 3 mixed 1 host none\n%s %s 3 near 2 device none\n' "$op" "$b" "$op" "$((b - 32))" |
         sed '/^powm/ s/$/ ebits=64/' |
-        timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/check_batch --backend cuda \
+        timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 build/tests/check_batch --backend cuda \
           --variant "$v" > "$OUT/memcheck_$v.log" 2>&1
       echo "$v: exit $? $(grep -c '^ok' "$OUT/memcheck_$v.log") ok, $(grep -c 'ERROR SUMMARY: 0' "$OUT/memcheck_$v.log") clean"
     done
@@ -37,14 +38,16 @@ if has sanitize; then
 fi
 
 if has bench; then
-  echo "== M instances/s (CUDA); counts: about two passes of the default 1 GiB workspace at 32768 bits"
+  # counts: one pass of the default 1 GiB workspace at 32768 bits (8456 powm instances), twice that at 16384; powm's
+  # exponents short above 8192 bits (a thread per instance: a 512-bit exponent is 655 Montgomery products of 2 M
+  # multiply-adds each at 32768 bits, seconds per thread)
+  echo "== M instances/s (CUDA)"
   {
     for b in $BIG_SIZES; do
-      c=$(( 16384 * 32768 / b ))
-      echo "run powm $b $c default $REPS ebits=64"
-      echo "run powm $b $c default $REPS ebits=512"
-      echo "run powm $b $c default $REPS ebits=512,secret=1"
-      echo "run powm_shared $b $c default $REPS ebits=512,modulus=odd"
+      c=$(( 8192 * 32768 / b )); e=64; [ "$b" -le 8192 ] && e=512
+      echo "run powm $b $c default $REPS ebits=$e"
+      echo "run powm $b $c default $REPS ebits=$e,secret=1"
+      echo "run powm_shared $b $c default $REPS ebits=$e,modulus=odd"
       echo "run gcd $b $c default $REPS"
       echo "run modinv $b $c default $REPS"
       echo "run divrem $b $c default $REPS"
