@@ -211,7 +211,8 @@ def render_lib(sizes, shared=False, ws=False):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
     w = "true" if ws else "false"
     src = '{% import "lib_modarith.j2" as m %}{% import "lib_modshared.j2" as ms %}' + "".join(
-        '{{ m.define("w%d", %d, %s) }}\n' % (n, n, w) + ('{{ ms.define("w%d", %d, %s) }}\n' % (n, n, w) if shared else "")
+        '{{ m.define("w%d", %d, %s) }}\n' % (n, n, w)
+        + ('{{ ms.define("w%d", %d, %s) }}\n' % (n, n, w) if shared else "")
         for n in sizes)
     return env.from_string(src).render()
 
