@@ -268,6 +268,25 @@ def test_variant_against_gmp(v):
         assert_all_ok(proc, passes[0])
 
 
+# Sizes between the generated ones above MOD_PRIVATE_MAX_BITS, through the default dispatch (no variant forced): the
+# smallest generated size at or above each serves it, zero-padded (issue 24: every multiple of 32 up to 32768 bits).
+MOD_BETWEEN_BITS = (8224, 12320, 16416, 24608, 32736)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_modular_sizes_between(backend):
+    require_backend(backend)
+    cases = []
+    for row in OPERATIONS:
+        spec = OPS[row.name]
+        if spec["modular"]:
+            arg = f" {spec['exponent']}={MOD_HUGE_EXP}" if spec["exponent"] else ""
+            cases += [f"{row.name} {b} 2 mixed {k + 1} host none{arg}" for k, b in enumerate(MOD_BETWEEN_BITS)]
+    cases = require_cases(cases, backend)
+    proc = run_driver(["--backend", backend], cases)
+    assert_all_ok(proc, cases)
+
+
 # The grid NTT runs one row kernel and one column-pair kernel per call, chosen by the transform length; at the
 # sizes a test affords only the shortest are used. MIDINT_TEST_NTT_SPLIT ("LOG,ROWS": a transform of 2^LOG
 # points in rows of 2^ROWS) makes every row and column kernel of the engine run on small operands (the
