@@ -137,8 +137,9 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
                 src = env.get_template(fam.template).render(v=kv, spad=padded_words(kv.block * kv.chunk_words),
                                                             shared_bytes=shared_bytes(kv), **fam.render_context(kv))
                 role = "expr" if kv.op.startswith("expr_") else "one_block"
-                ks = [Kernel(kv.name, kv.backend, role, 0, kv.block, shared_bytes(kv), 0, f"{kv.op}_{kv.bits}",
-                             kv.name, src)]
+                # a one-block kernel's span: its workspace words per instance (0: none; runtime/plan.c)
+                ks = [Kernel(kv.name, kv.backend, role, 0, kv.block, shared_bytes(kv), fam.workspace_words(kv),
+                             f"{kv.op}_{kv.bits}", kv.name, src)]
             plan_kind = "one_block"
         if ks:
             if v.grid is not None:

@@ -3,7 +3,8 @@
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import expr_lanes_plan, expr_mod_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, ntt, ntt_plan, ops, owner_plan, sqr_plan
+from . import (expr_lanes_plan, expr_mod_plan, expr_ntt_plan, expr_plan, grid_plan, lanes_plan, mod_scratch, ntt,
+               ntt_plan, ops, owner_plan, sqr_plan)
 from .variant import BACKENDS, LIMB_WORDS, Variant
 
 # ---- hardware limits the generator plans against (the runtime re-checks against the actual device) ----
@@ -64,6 +65,9 @@ class OpFamily:
     # products): the registry marks its variants (midint_variant.odd_moduli) and the runtime sends even moduli to
     # the operation's other variants
     odd_moduli: bool = False
+    # words of the context's workspace per instance, for one-block kernels that keep their arrays there (the runtime
+    # then runs the batch in passes of as many instances as the workspace holds, runtime/plan.c); 0: none
+    workspace_words: Callable[[Variant], int] = lambda v: 0
 
     @property
     def ops(self) -> tuple:
@@ -723,7 +727,14 @@ MAP = OpFamily(
 # row of shared memory per instance (2N + 1 words: the operands in and the results out with coalesced accesses, the
 # dividend and quotient out of registers; lib_moddiv.j2's define_rows); above, the private arrays. On OpenCL only
 # where the rows fit the 48 KB of local memory NVIDIA's OpenCL gives a work-group (the variant is the size's only one).
-MOD_MAX_BITS = 8192
+# Above MOD_PRIVATE_MAX_BITS the arrays are the instance's region of the context's workspace (scratch mode,
+# lib_modws.j2, generator/mod_scratch.py: powm 31 N + 1 words, 124 KB at 32768 bits) and every loop is rolled: in
+# private memory CUDA would reserve the stack for every thread the device holds (an H100: 132 SMs x 2048 threads x
+# 124 KB = 33 GB), and 1024-word unrolled loops would take nvcc minutes. Exact, not fast: a thread still does an
+# instance's N^2 work alone, its words in global memory (the next step is a block per instance, its operands in shared
+# memory). MOD_MAX_BITS is where the modular operations end (issue 24: every multiple of 32 up to 32768 bits).
+MOD_PRIVATE_MAX_BITS = 8192
+MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
@@ -735,6 +746,16 @@ MOD_ROWS_RESIDENT = {8: 10, 16: 8, 32: 5}
 # (op, words) kept on the register path: mod at 256 bits, where the remainder alone is stored and the rows' staging
 # cost more than they save (H100: 9573 M/s in rows against 13583 in registers; divrem 8562 against 3848)
 MOD_REGISTER_KEPT = {("mod", 8)}
+
+
+def mod_scratch_mode(v: Variant) -> bool:
+    """Whether v (a modt or mods variant) keeps its arrays in the workspace (lib_modws.j2's scratch mode)."""
+    return v.bits > MOD_PRIVATE_MAX_BITS
+
+
+def mod_workspace_words(v: Variant) -> int:
+    """Workspace words per instance of a modt or mods variant (0 where its arrays are private)."""
+    return mod_scratch.kernel_words(v.op, v.words) if mod_scratch_mode(v) else 0
 
 
 def mod_rows(v: Variant) -> bool:
@@ -754,11 +775,15 @@ MOD_THREAD = OpFamily(
     multi_instance_blocks=(128,),
     shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 0,
     render_context=lambda v: {"rows": mod_rows(v),
-                              "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None},
+                              "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
+                              "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
+                              "ws_own": mod_scratch.own(mod_scratch.KERNELS, v.op, v.words)},
+    workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
-        Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread keeps its operands, a quotient of twice "
-                   "the width and powm's table of 16 powers in private memory)", lambda v: v.bits <= MOD_MAX_BITS),
+        Constraint("mod_max_bits", f"at most {MOD_MAX_BITS} bits (a thread per instance; above "
+                   f"{MOD_PRIVATE_MAX_BITS} its operands, a quotient of twice the width and powm's table of 16 powers "
+                   "are in the workspace, and every word is a global memory access)", lambda v: v.bits <= MOD_MAX_BITS),
         Constraint("mod_whole_instance", "Q is the instance's words: a thread holds all of them",
                    lambda v: v.q == v.words),
         Constraint("modt_powm_below_lanes", "powm below 1024 bits, where the lanes (modl) take over (H100, 512-bit "
@@ -835,7 +860,7 @@ MOD_SHARED = replace(
 # Modular expressions (E mod m; generator/expr_mod_plan.py, templates/kernel_expr_mod.j2 over lib_modarith.j2): the
 # modt family's shape, a thread per instance holding its values in private arrays of N = bits/32 words, the values of
 # a region in Montgomery form (lib_modarith's ma_montmul, ma_addmod, ma_submod), the moduli's constants computed once
-# per instance. Sizes as modt's (MOD_MAX_BITS); no extra sizes by default (each size is a kernel per backend: ask
+# per instance. Sizes as modt's private mode (MOD_PRIVATE_MAX_BITS); no extra sizes by default (each size is a kernel per backend: ask
 # for 384 or 1536 with SIZES=).
 EXPR_MOD = OpFamily(
     name="expr_mod",                # expr_NAME of an expression with modular steps (families_for)
@@ -852,9 +877,10 @@ EXPR_MOD = OpFamily(
         Constraint("expr_mod_ops", "the modular expression's other steps are +, -, * (mod 2^bits) and constants: full "
                    "products (mulw, sqrw) and their zero-extensions make double-width values, which a thread's arrays "
                    "of N words do not hold", lambda v: expr_mod_plan.supported(_expr_prog(v))),
-        Constraint("expr_mod_max_bits", f"at most {MOD_MAX_BITS} bits (as modt: a thread keeps every live value, the "
-                   "moduli's constants and the division's arrays in private memory; modular expressions have no "
-                   "step-by-step path beyond)", lambda v: v.bits <= MOD_MAX_BITS),
+        Constraint("expr_mod_max_bits", f"at most {MOD_PRIVATE_MAX_BITS} bits (as modt's private mode: a thread keeps "
+                   "every live value, the moduli's constants and the division's arrays in private memory; modular "
+                   "expressions have no workspace mode and no step-by-step path beyond)",
+                   lambda v: v.bits <= MOD_PRIVATE_MAX_BITS),
     ) + tuple(c for c in MOD_THREAD.constraints if c.name == "mod_whole_instance"),
 )
 

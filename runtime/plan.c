@@ -1,6 +1,7 @@
-/* plan.c — how a call runs: one launch for a one-block variant; for a grid variant, passes of several launches
- * that share the context's workspace (allocated at first need, grown, reused, capped). The host path, the device
- * path and later multi-kernel operations all run plans. */
+/* plan.c — how a call runs: one launch for a one-block variant; for a grid variant, or a one-block kernel that keeps
+ * its arrays in the workspace (its span: words per instance), passes of launches that share the context's workspace
+ * (allocated at first need, grown, reused, capped). The host path, the device path and later multi-kernel operations
+ * all run plans. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +93,9 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         st = ntt_shape(ctx, v, n, p);
     else if (v->plan == MIDINT_PLAN_EXPR_GRID)
         st = expr_shape(ctx, v, n, p);
-    if (st != MIDINT_OK || v->plan == MIDINT_PLAN_ONE_BLOCK || v->plan == MIDINT_PLAN_MAP)
+    else if (v->plan == MIDINT_PLAN_ONE_BLOCK) /* the modular kernels above 8192 bits: their arrays, per instance */
+        p->ws_words = midint_kernels[v->kernel].span;
+    if (st != MIDINT_OK || (v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words) || v->plan == MIDINT_PLAN_MAP)
         return st;
     size_t cap = ctx->workspace_cap ? ctx->workspace_cap : DEFAULT_WORKSPACE_CAP;
     uint64_t per = 4u * (p->ws_words + p->st_words);
@@ -152,13 +155,14 @@ static midint_status launch(midint_context *ctx, const midint_kernel *k, const m
     return ctx->ops->launch(ctx, k, &l, stream);
 }
 
+/* One launch of a one-block kernel for l->count instances (a pass of them from l->inst0 where it has workspace). */
 static midint_status run_one_block(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
 {
     const midint_variant *v = p->v;
     l->ti = midint_variant_threads_per_instance(v, p->n);
     l->ipb = v->block / l->ti; /* the block size is fixed per kernel: a smaller instance packs more per block */
     /* the call's scalars as bound (abits, ebits, secret): one-block kernels that take none ignore them */
-    return launch(ctx, &midint_kernels[v->kernel], l, (p->count + l->ipb - 1) / l->ipb, l->x0, l->x1, stream);
+    return launch(ctx, &midint_kernels[v->kernel], l, (l->count + l->ipb - 1) / l->ipb, l->x0, l->x1, stream);
 }
 
 /* One kernel over the batch's flat array of count x n words, Q words per thread (x0, x1: the call's scalars). */
@@ -230,7 +234,8 @@ static midint_status run_passes(midint_context *ctx, const midint_plan *p, midin
     for (size_t done = 0; done < p->count && st == MIDINT_OK; done += p->group) {
         l.inst0 = done;
         l.count = p->count - done < p->group ? p->count - done : p->group;
-        st = p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream)
+        st = p->v->plan == MIDINT_PLAN_ONE_BLOCK ? run_one_block(ctx, p, &l, stream)
+             : p->v->plan == MIDINT_PLAN_ADDSUB_GRID ? run_addsub_grid(ctx, p, &l, stream)
              : p->v->plan == MIDINT_PLAN_EXPR_GRID ? run_expr_grid(ctx, p, &l, stream)
                                                    : run_ntt_grid(ctx, p, &l, stream);
     }
@@ -250,7 +255,7 @@ midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const m
         if (st != MIDINT_OK)
             return st;
     }
-    if (p->v->plan == MIDINT_PLAN_ONE_BLOCK)
+    if (p->v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words)
         return run_one_block(ctx, p, &l, stream);
     if (p->v->plan == MIDINT_PLAN_MAP)
         return run_map(ctx, p, &l, stream);

@@ -36,7 +36,8 @@ typedef struct midint_kernel {
     uint32_t log_length;     /* NTT pass kernels: log2 of their sub-transform length; 0 otherwise */
     uint32_t block;          /* threads per block */
     uint32_t shared_bytes;   /* dynamic shared / local memory per block */
-    uint32_t span;           /* columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup) */
+    uint32_t span;           /* columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup);
+                              * one-block kernels: workspace words per instance (0: none; plan.c runs passes) */
     int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
 } midint_kernel;
 

@@ -4,19 +4,30 @@ mpz_tdiv_qr, mpz_mul + mpz_mod, mpz_powm, mpz_gcd and mpz_invert on random and a
 poisons every output before the call and checks that no input changed.
 
 test_powm_ct_static scans the rendered powm's constant-time path (see its docstring) for exponent-dependent branches,
-addresses and divisions. Skips cleanly without cc or GMP."""
+addresses and divisions. Skips cleanly without cc or GMP.
 
+The scratch mode (lib_modws.j2: arrays in the instance's workspace, above space.MOD_PRIVATE_MAX_BITS) is checked the
+same way at small N (the mode does not depend on N), each call given exactly generator/mod_scratch.py's words of
+poisoned scratch, built with AddressSanitizer where cc has it: a function that carves more than the data says
+reads or writes past its buffer."""
+
+import os
 import random
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import jinja2
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from generator import mod_scratch  # noqa: E402
+
 SIZES = (1, 2, 3, 8, 16, 32)
+SCRATCH_SIZES = (1, 2, 3, 8, 33)   # scratch mode: every N takes the large-N forms; 33 words is not a power of two
 GMP_H = Path("/usr/include/x86_64-linux-gnu/gmp.h")
 
 HOST_PRELUDE = r"""
@@ -60,6 +71,18 @@ static void expect(int ok, const char *op, int n, long line, const char *what)
 }
 
 static int same(const u32 *a, const u32 *b, size_t n) { return memcmp(a, b, n * sizeof(u32)) == 0; }
+
+/* scratch mode: a fresh buffer of exactly `words` poisoned words per call (the previous one freed), so that an
+   access past a function's workspace is outside its allocation */
+static u32 *scratch_buf;
+static __attribute__((unused)) u32 *scratch(size_t words)
+{
+    free(scratch_buf);
+    scratch_buf = malloc(words * sizeof(u32));
+    if (!scratch_buf) exit(2);
+    poison(scratch_buf, words);
+    return scratch_buf;
+}
 """
 
 # one checker per N; {S} is the suffix, {N} the words
@@ -75,7 +98,7 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, 2 * N, v[0]); to_words(m, N, v[1]);
         memcpy(a0, a, sizeof a); memcpy(m0, m, sizeof m);
         poison(q, 2 * N); poison(r, N);
-        divrem{S}(q, r, a, m);
+        divrem{S}(q, r, a, m{WS:divrem});
         mpz_tdiv_qr(g, h, v[0], v[1]);
         from_words(t, q, 2 * N); expect(mpz_cmp(t, g) == 0, op, N, line, "quotient");
         from_words(t, r, N); expect(mpz_cmp(t, h) == 0, op, N, line, "remainder");
@@ -84,7 +107,7 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, N, v[0]); to_words(b, N, v[1]); to_words(m, N, v[2]);
         memcpy(a0, a, sizeof a); memcpy(b0, b, sizeof b); memcpy(m0, m, sizeof m);
         poison(r, N);
-        mulmod{S}(r, a, b, m);
+        mulmod{S}(r, a, b, m{WS:mulmod});
         mpz_mul(g, v[0], v[1]); mpz_mod(g, g, v[2]);
         from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "mulmod");
         expect(same(a, a0, N) && same(b, b0, N) && same(m, m0, N), op, N, line, "input changed");
@@ -92,8 +115,8 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, N, v[0]); to_words(e, ew, v[1]); to_words(m, N, v[2]);
         memcpy(a0, a, sizeof a); memcpy(m0, m, sizeof m);
         poison(r, N); poison(r2, N);
-        powm{S}(r, a, e, ew, m, 0u);
-        powm{S}(r2, a, e, ew, m, 1u);
+        powm{S}(r, a, e, ew, m, 0u{WS:powm});
+        powm{S}(r2, a, e, ew, m, 1u{WS:powm});
         mpz_powm(g, v[0], v[1], v[2]);
         from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "powm fast");
         from_words(t, r2, N); expect(mpz_cmp(t, g) == 0, op, N, line, "powm ct");
@@ -103,7 +126,7 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, N, v[0]); to_words(b, N, v[1]);
         memcpy(a0, a, sizeof a); memcpy(b0, b, sizeof b);
         poison(r, N);
-        gcd{S}(r, a, b);
+        gcd{S}(r, a, b{WS:gcd});
         mpz_gcd(g, v[0], v[1]);
         from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "gcd");
         expect(same(a, a0, N) && same(b, b0, N), op, N, line, "input changed");
@@ -111,7 +134,7 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, N, v[0]); to_words(m, N, v[1]);
         memcpy(a0, a, sizeof a); memcpy(m0, m, sizeof m);
         poison(r, N);
-        u32 ok = modinv{S}(r, a, m);
+        u32 ok = modinv{S}(r, a, m{WS:modinv});
         int gok = mpz_invert(g, v[0], v[1]);
         expect((ok != 0) == (gok != 0), op, N, line, "invertibility");
         from_words(t, r, N);
@@ -131,19 +154,19 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         if (m[N - 1] && mpz_sizeinbase(h, 2) <= 32 * (N + 1)) {
             to_words(mu, N + 1, h);
             poison(r, N);
-            ms_mulmod_barrett{S}(r, a, b, m, mu);
+            ms_mulmod_barrett{S}(r, a, b, m, mu{WS:ms_mulmod_barrett});
             from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "barrett");
         }
         if (m[0] & 1u) {
             mpz_set_ui(t, 0); mpz_setbit(t, 32 * N); mpz_mod(h, t, v[2]); to_words(r1, N, h);
             mpz_mul(h, h, h); mpz_mod(h, h, v[2]); to_words(rr, N, h);
             poison(r, N);
-            ms_mulmod{S}(r, a, b, m, rr, minv);
+            ms_mulmod{S}(r, a, b, m, rr, minv{WS:ms_mulmod});
             from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "montgomery");
             mpz_powm(g, v[0], v[3], v[2]);
             for (u32 ct = 0; ct < 2u; ct++) {
                 poison(r, N);
-                ms_powm{S}(r, a, e, ew, m, r1, rr, minv, ct);
+                ms_powm{S}(r, a, e, ew, m, r1, rr, minv, ct{WS:ms_powm});
                 from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, ct ? "powm ct" : "powm fast");
             }
         }
@@ -182,35 +205,51 @@ int main(void)
 """
 
 
-def render_lib(sizes, shared=False):
-    """lib_modarith.j2 for each N (and lib_modshared.j2's functions on it where `shared`)."""
+def render_lib(sizes, shared=False, ws=False):
+    """lib_modarith.j2 for each N (and lib_modshared.j2's functions on it where `shared`), in scratch mode where
+    `ws`."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
+    w = "true" if ws else "false"
     src = '{% import "lib_modarith.j2" as m %}{% import "lib_modshared.j2" as ms %}' + "".join(
-        '{{ m.define("w%d", %d) }}\n' % (n, n) + ('{{ ms.define("w%d", %d) }}\n' % (n, n) if shared else "")
+        '{{ m.define("w%d", %d, %s) }}\n' % (n, n, w)
+        + ('{{ ms.define("w%d", %d, %s) }}\n' % (n, n, w) if shared else "")
         for n in sizes)
     return env.from_string(src).render()
 
 
-def driver_source(sizes):
-    parts = [HOST_PRELUDE, render_lib(sizes, shared=True), DRIVER_HEAD]
+def driver_source(sizes, ws=False):
+    parts = [HOST_PRELUDE, render_lib(sizes, shared=True, ws=ws), DRIVER_HEAD]
     for n in sizes:
-        parts.append(DRIVER_N.replace("{S}", "_w%d" % n).replace("{N}", str(n)))
+        text = DRIVER_N.replace("{S}", "_w%d" % n).replace("{N}", str(n))
+        text = re.sub(r"\{WS:(\w+)\}", lambda mt: ", scratch(%d)" % mod_scratch.words(mt.group(1), n) if ws else "",
+                      text)
+        parts.append(text)
     cases = "\n".join("        case %d: check_w%d(op, line, v, ew); break;" % (n, n) for n in sizes)
     parts.append(DRIVER_MAIN.replace("{CASES}", cases))
     return "\n".join(parts)
 
 
-def build_driver(tmp_path_factory, name, sizes):
-    """The checking driver for the lib rendered at `sizes` (N words each), built with cc and GMP (skips without)."""
+def asan_flags(cc, d):
+    """-fsanitize=address where cc builds and runs with it here, else nothing."""
+    probe = d / "asan_probe.c"
+    probe.write_text("int main(void) { return 0; }\n")
+    res = subprocess.run([cc, "-fsanitize=address", str(probe), "-o", str(d / "asan_probe")], capture_output=True)
+    ok = res.returncode == 0 and subprocess.run([str(d / "asan_probe")], capture_output=True).returncode == 0
+    return ["-fsanitize=address", "-fno-omit-frame-pointer"] if ok else []
+
+
+def build_driver(tmp_path_factory, name, sizes, ws=False):
+    """The checking driver for the lib rendered at `sizes` (N words each; scratch mode where `ws`, with
+    AddressSanitizer where cc has it), built with cc and GMP (skips without)."""
     cc = shutil.which("cc")
     if cc is None or not GMP_H.exists():
         pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
     d = tmp_path_factory.mktemp(name)
     src = d / f"{name}_check.c"
-    src.write_text(driver_source(sizes))
+    src.write_text(driver_source(sizes, ws))
     exe = d / f"{name}_check"
-    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(exe), "-lgmp"],
-                         capture_output=True, text=True)
+    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *(asan_flags(cc, d) if ws else []),
+                          str(src), "-o", str(exe), "-lgmp"], capture_output=True, text=True)
     if res.returncode != 0 and "gmp" in res.stderr and ("No such file" in res.stderr or "cannot find" in res.stderr):
         pytest.skip("GMP not usable: " + res.stderr[-300:])
     assert res.returncode == 0, res.stderr[-4000:]
@@ -222,11 +261,18 @@ def driver(tmp_path_factory):
     return build_driver(tmp_path_factory, "modarith", SIZES)
 
 
+@pytest.fixture(scope="module")
+def scratch_driver(tmp_path_factory):
+    return build_driver(tmp_path_factory, "modscratch", SCRATCH_SIZES, ws=True)
+
+
 def run_cases(exe, cases):
     """cases: (op, N, ewords, [ints]); all must pass."""
     text = "".join("%s %d %d %d %s\n" % (op, n, ew, len(vals), " ".join("%x" % x for x in vals))
                    for op, n, ew, vals in cases)
-    res = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=60)
+    # (the driver leaves GMP's values to the exit: AddressSanitizer's leak check stays off)
+    res = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
     lines = res.stdout.splitlines()
     fails = [ln for ln in lines if ln.startswith(("FAIL", "BAD"))]
     assert not fails, "\n".join(fails[:20]) + "\n(%d failures)" % len(fails)
@@ -267,7 +313,7 @@ def rand_words(rng, n, lo=1):
 
 
 def counts(n):
-    return {1: 300, 2: 300, 3: 250, 8: 150, 16: 80, 32: 25}[n]
+    return {1: 300, 2: 300, 3: 250, 8: 150, 16: 80, 32: 25, 33: 20}[n]
 
 
 # (x, d) whose Algorithm D runs the rare add-back step (a quotient word estimate still one too large after the
@@ -397,6 +443,17 @@ def test_against_gmp(driver, gen):
     for n in SIZES:
         cases += gen(n, rng)
     run_cases(driver, cases)
+
+
+@pytest.mark.parametrize("gen", (div_cases, mulmod_cases, powm_cases, gcd_cases, inv_cases, shared_cases),
+                         ids=("divrem", "mulmod", "powm", "gcd", "modinv", "shared"))
+def test_scratch_against_gmp(scratch_driver, gen):
+    """Scratch mode: the same cases at SCRATCH_SIZES, each function in exactly its generator/mod_scratch.py words."""
+    rng = random.Random("modscratch-" + gen.__name__)
+    cases = []
+    for n in SCRATCH_SIZES:
+        cases += gen(n, rng)
+    run_cases(scratch_driver, cases)
 
 
 def test_modinv_mod_one_matches_gmp(driver):
@@ -553,8 +610,8 @@ def rendered_functions(n):
     return parse_functions(render_lib([n]))
 
 
-@pytest.mark.parametrize("n", (1, 4))
-def test_powm_ct_static(n):
+@pytest.mark.parametrize("n,ws", ((1, False), (4, False), (4, True), (33, True)), ids=("1", "4", "4ws", "33ws"))
+def test_powm_ct_static(n, ws):
     """powm with ct != 0, scanned from the exponent: the body of powm is cut at its dispatch
     `if (ct) ma_powm_ct(acc, ...); else ma_powm_fast(acc, ...);`. Before it, e must not appear (the setup: R mod m,
     R^2 mod m, the table). ma_powm_ct is scanned with its parameter e secret: the words read from e taint the window
@@ -565,7 +622,7 @@ def test_powm_ct_static(n):
     at addresses from its loop counters. The same scan of the fast loop must flag its exponent-dependent branches
     and its table address `tab + nib * N`, so the scan is not vacuous."""
     S = "_w%d" % n
-    funcs = parse_functions(render_lib([n]))
+    funcs = parse_functions(render_lib([n], ws=ws))
     params, body, ptrs = funcs["powm" + S]
     sel = re.search(r"if \(ct\)\s*ma_powm_ct%s\(acc, [^;]*;\s*else\s*ma_powm_fast%s\(acc, [^;]*;" % (S, S), body)
     assert sel, "powm's ct dispatch is not the expected `if (ct) ... else ...`"

@@ -6,9 +6,12 @@ purpose: sizes up to 1024 bits and few instances (powm at 1024 bits costs ~10-50
 
 import math
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
+from conftest import largest_bits
 from python_support import ctx, midint, np, sizes_for  # noqa: F401  (ctx: fixture)
 
 CANARY = 0xDEADBEEF
@@ -359,3 +362,37 @@ def test_shared_modulus_errors(ctx):
     even.free()
     with pytest.raises(ValueError, match="freed"):
         ctx.mulmod_shared(a, a, even)
+
+
+# ---- above 8192 bits: the arrays in the workspace ----
+
+def test_sizes_beyond_private_memory(ctx):
+    """Where the build generates the modular operations above space.MOD_PRIVATE_MAX_BITS (the default sizes: 16384 and
+    32768), max_bits says the largest generated size, a device call of it reports its workspace (kernel_mod_thread.j2's
+    scratch mode: generator/mod_scratch.py's words per instance, for as many instances as the cap holds) where smaller
+    sizes report none, and a modulus object is made at that size and refused above it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from generator import mod_scratch, space
+    from generator.ops import OPERATIONS
+    ops = [op.name for op in OPERATIONS if {"modt", "mods"} & set(op.families)]
+    big = {op: largest_bits(ctx.backend, op) for op in ops}
+    big = {op: b for op, b in big.items() if b > space.MOD_PRIVATE_MAX_BITS}
+    if not big:
+        pytest.skip(f"no modular operation generated above {space.MOD_PRIVATE_MAX_BITS} bits on {ctx.backend}")
+    for op, top in big.items():
+        assert ctx.max_bits(op) == top <= space.MOD_MAX_BITS
+        words = mod_scratch.kernel_words(op, top // 32)
+        assert ctx.workspace_size(op, top, 3) == 3 * 4 * words, op
+        assert ctx.workspace_size(op, top - 32, 1) == 4 * words, op   # padded: the same kernel
+        assert ctx.workspace_size(op, space.MOD_PRIVATE_MAX_BITS, 3) == 0, op
+        ctx.set_workspace_bytes(4 * words)
+        try:
+            assert ctx.workspace_size(op, top, 5) == 4 * words, op   # one instance per pass
+        finally:
+            ctx.set_workspace_bytes(1 << 30)
+    if "mulmod_shared" in big:
+        top = big["mulmod_shared"]
+        m = ctx.modulus((1 << top) - 1, bits=top)
+        assert m.bits == top
+        with pytest.raises(midint.MidintError):
+            ctx.modulus(3, bits=top + 32)

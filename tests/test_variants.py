@@ -9,9 +9,9 @@ from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_back
                       skip_if_device_refuses)
 
 sys.path.insert(0, str(ROOT))
-from generator import grid_plan  # noqa: E402
+from generator import grid_plan, mod_scratch  # noqa: E402
 from generator.ops import BY_NAME, OPERATIONS  # noqa: E402
-from generator.space import family_of  # noqa: E402
+from generator.space import MOD_PRIVATE_MAX_BITS, family_of  # noqa: E402
 from generator.variant import parse_name  # noqa: E402
 
 
@@ -61,10 +61,12 @@ def launch_shape(v, bits):
     return ti, v["block"] // ti
 
 
-def sizes_for(v):
-    """The full size, one word less (padded, unaligned), half (more instances per block) and half plus a word."""
+def sizes_for(v, huge=False):
+    """The full size, one word less (padded, unaligned), half (more instances per block) and half plus a word (huge:
+    three quarters plus a word instead of half, a size no build generates)."""
     m = v["bits"]
-    return sorted(b for b in {m, m - 32, m // 2, m // 2 + 32} if 32 <= b <= m and b % 32 == 0)
+    sizes = {m, m - 32, 3 * m // 4 + 32, m // 2 + 32} if huge else {m, m - 32, m // 2, m // 2 + 32}
+    return sorted(b for b in sizes if 32 <= b <= m and b % 32 == 0)
 
 
 # A thread per instance of division and modular arithmetic costs words^2 (powm: words^2 x exponent bits): above
@@ -75,6 +77,14 @@ def sizes_for(v):
 MOD_FULL_WORDS = 32
 MOD_LANES_ARG_BITS = 256
 MOD_SHORT_EXP = "64"
+# Above MOD_PRIVATE_MAX_BITS (16384 and 32768 bits: a thread per instance, its arrays in the workspace) a variant is
+# huge: at most MOD_HUGE_COUNT instances per case, exponents of MOD_HUGE_EXP bits, the exponent's width edges (one
+# word, the modulus's width, wider) at MOD_HUGE_EXP_WIDTHS bits instead (a 32768-bit exponent is 41K Montgomery
+# products of 2 M multiply-adds each in one thread: minutes, on the GPU too), and a fifth size at three quarters
+# plus a word (12320 bits through the 16384-bit kernel), so the padded sizes between the generated ones are checked.
+MOD_HUGE_COUNT = 2
+MOD_HUGE_EXP = "32"
+MOD_HUGE_EXP_WIDTHS = {"1n": "64", "1n+64": "96"}
 
 # A multiplication costs words^2 per instance. Past FULL_SIZE_BUDGET word products per instance a variant
 # gets only a few instances at its full size (whole-number patterns, the padded size); its other cases run
@@ -90,14 +100,20 @@ def cases_for(v):
 
     lanes_cpu = spec["modular"] and v["lanes"] not in ("-", "1") and v["backend"] == "opencl"
     heavy = spec["modular"] and (m // 32 > MOD_FULL_WORDS or lanes_cpu)
+    huge = spec["modular"] and m > MOD_PRIVATE_MAX_BITS
 
     def add(bits, count, pattern, api="host", alias="none", args=None):
         nonlocal seed
         arg = spec["args"][seed % len(spec["args"])] if args is None else args
         if heavy:
-            count = min(count, 1 if args is not None else 5)
+            count = min(count, 1 if args is not None else MOD_HUGE_COUNT if huge else 5)
             if args is None and spec["exponent"]:
-                arg = f"{spec['exponent']}={MOD_SHORT_EXP}"
+                arg = f"{spec['exponent']}={MOD_HUGE_EXP if huge else MOD_SHORT_EXP}"
+        if huge and spec["exponent"]:   # every exponent short (its default width is the modulus's)
+            key = spec["exponent"] + "="
+            parts = [a for a in arg.split(",") if a]
+            arg = ",".join([key + MOD_HUGE_EXP_WIDTHS.get(a[len(key):], a[len(key):]) if a.startswith(key) else a
+                            for a in parts] + ([] if any(a.startswith(key) for a in parts) else [key + MOD_HUGE_EXP]))
         cases.append(f"{op} {bits} {count} {pattern} {seed} {api} {alias} {arg}".rstrip())
         seed += 1
 
@@ -108,10 +124,11 @@ def cases_for(v):
         add(m, 1, "max")
         add(m - 32, 1, "mixed")
         m = SMALL_BITS
-    for bits in sizes_for(dict(v, bits=m)):
+    for bits in sizes_for(dict(v, bits=m), huge):
         _ti, ipb = launch_shape(v, bits)
         counts = {1, ipb - 1, 3 * ipb + 1} - {0}
-        for count in sorted({min(c, 5) for c in counts} if heavy else counts):   # heavy: add() caps counts at 5
+        cap = MOD_HUGE_COUNT if huge else 5
+        for count in sorted({min(c, cap) for c in counts} if heavy else counts):   # heavy: add() caps counts
             add(bits, count, "mixed")
     for p in spec["patterns"]:
         add(m, 1, p)
@@ -128,6 +145,19 @@ def cases_for(v):
         for alias in spec["aliases"]:
             add(bits, ipb + 1, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
     return cases
+
+
+def passes_cases(v):
+    """A huge modular variant keeps its arrays in the workspace, and a call runs in passes of as many instances as the
+    cap holds: under a cap of two instances' words, 3 instances (passes of 2 and 1, the second from inst0 = 2), host
+    and device, at the full size and one word less. (cases, the cap in bytes), or None for other variants."""
+    spec = OPS[v["op"]]
+    if not (spec["modular"] and v["grid"] == "-" and v["lanes"] in ("-", "1") and v["bits"] > MOD_PRIVATE_MAX_BITS):
+        return None
+    arg = f" {spec['exponent']}={MOD_HUGE_EXP}" if spec["exponent"] else ""
+    m = v["bits"]
+    cases = [f"{v['op']} {m} 3 mixed 901 host none{arg}", f"{v['op']} {m - 32} 3 near 902 device none{arg}"]
+    return cases, 2 * 4 * mod_scratch.kernel_words(v["op"], m // 32)
 
 
 # Grid variants (an instance over many blocks) share their kernels with the other sizes of their engine (the name
@@ -241,6 +271,11 @@ def test_variant_against_gmp(v):
     proc = run_driver(["--backend", v["backend"], "--variant", v["name"]] + odd, cases)
     skip_if_device_refuses(proc)
     assert_all_ok(proc, cases)
+    passes = passes_cases(v)
+    if passes:
+        proc = run_driver(["--backend", v["backend"], "--variant", v["name"], "--workspace", str(passes[1])] + odd,
+                          passes[0])
+        assert_all_ok(proc, passes[0])
 
 
 ODD_ONLY = [v for v in VARIANTS if odd_moduli_only(v)]
@@ -255,6 +290,25 @@ def test_even_moduli_go_to_other_variants(v):
                                                                            (5, "random", 3), (2, "mixed", 4))]
     proc = run_driver(["--backend", v["backend"]], cases)
     skip_if_device_refuses(proc)
+    assert_all_ok(proc, cases)
+
+
+# Sizes between the generated ones above MOD_PRIVATE_MAX_BITS, through the default dispatch (no variant forced): the
+# smallest generated size at or above each serves it, zero-padded (issue 24: every multiple of 32 up to 32768 bits).
+MOD_BETWEEN_BITS = (8224, 12320, 16416, 24608, 32736)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_modular_sizes_between(backend):
+    require_backend(backend)
+    cases = []
+    for row in OPERATIONS:
+        spec = OPS[row.name]
+        if spec["modular"]:
+            arg = f" {spec['exponent']}={MOD_HUGE_EXP}" if spec["exponent"] else ""
+            cases += [f"{row.name} {b} 2 mixed {k + 1} host none{arg}" for k, b in enumerate(MOD_BETWEEN_BITS)]
+    cases = require_cases(cases, backend)
+    proc = run_driver(["--backend", backend], cases)
     assert_all_ok(proc, cases)
 
 

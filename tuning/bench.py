@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tune import ROOT, Measure, read_variants  # noqa: E402
 from generator.ops import BY_NAME, OPERATIONS, WIDTHS  # noqa: E402
+from generator.space import MOD_PRIVATE_MAX_BITS  # noqa: E402
 
 
 def bytes_moved(op, bits):
@@ -77,6 +78,12 @@ MOD_ROWS = {"powm": ("ebits=512", "full"), "powm_shared": ("ebits=512", "full")}
 # MOD_MIN_COUNT (two instances per thread of the GPU).
 MOD_WORK = 1 << 37
 MOD_MIN_COUNT = 1 << 19
+# Above MOD_PRIVATE_MAX_BITS (a thread per instance, its arrays in the workspace: exact, not fast) powm's rows take
+# MOD_BIG_EXP-bit exponents (a 512-bit one is 655 Montgomery products of 2 M multiply-adds at 32768 bits, seconds per
+# thread; a full-width one minutes) and every row at most MOD_BIG_COUNT instances (one pass of the default 1 GiB
+# workspace at 32768 bits)
+MOD_BIG_EXP = 64
+MOD_BIG_COUNT = 8192
 
 
 def mod_cost(op, bits, ebits):
@@ -96,10 +103,13 @@ def mod_table(m, ops, gen, asked, args):
     rows = []
     for op in mod_ops:
         for bits in asked or gen[op]:
-            for a in dict.fromkeys(f"ebits={bits}" if a == "full" else a for a in MOD_ROWS.get(op, ("",))):
+            big = bits > MOD_PRIVATE_MAX_BITS
+            rows_args = (f"ebits={MOD_BIG_EXP}",) if big and op in MOD_ROWS else MOD_ROWS.get(op, ("",))
+            for a in dict.fromkeys(f"ebits={bits}" if a == "full" else a for a in rows_args):
                 ebits = int(a.split("=")[1]) if a.startswith("ebits=") else bits
                 count = max(1, min(args.words // (bits // 32), max(MOD_MIN_COUNT,
                                                                    int(MOD_WORK // mod_cost(op, bits, ebits)))))
+                count = min(count, MOD_BIG_COUNT) if big else count
                 f = m.ask(f"run {op} {bits} {count} default {args.reps} {a}".rstrip())
                 if f[5] != "ok":
                     print(f"{op:7} {bits:6d} {a:11} {count:9d}  failed: {' '.join(f[8:])}")
