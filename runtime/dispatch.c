@@ -146,7 +146,8 @@ void midint_dispatch_forget(midint_context *ctx)
     memset(ctx->memo, 0, sizeof ctx->memo);
 }
 
-static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, const midint_variant **out);
+static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+                              const midint_variant **out);
 
 static int is_forced(const midint_context *ctx, const midint_variant *v)
 {

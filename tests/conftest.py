@@ -132,3 +132,30 @@ def assert_all_ok(proc, cases):
     assert proc.returncode == 0, f"driver exit {proc.returncode}: {proc.stderr.strip()}"
     oks = [ln for ln in lines if ln.startswith("ok ")]
     assert len(oks) == len(cases), f"expected {len(cases)} results, got {len(oks)}: {proc.stderr.strip()}"
+
+
+# The test expressions (tests/expressions) generated alone, with the operations their step path needs, and built
+# without CUDA in one copy of the tree for the whole session: test_expr.py and test_expr_mod.py check them there (a
+# build costs CI minutes). Sizes: 512 and 2048 (the one-block, lanes and owner families; modp's thread per
+# instance), 16384 (the NTT family; mix beyond its fused sizes) and 131072 (adds over several blocks).
+TEST_EXPRESSIONS = ("mix", "sums", "prods", "adds", "modp")
+
+
+@pytest.fixture(scope="session")
+def expressions_tree(tmp_path_factory):
+    import shutil
+    require_backend("opencl")
+    tree = tmp_path_factory.mktemp("expressions") / "tree"
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "generator", "templates",
+                            "runtime", "tests/drivers", "tests/expressions", "expressions", "Makefile"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for f in files:
+        (tree / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, tree / f)
+    exprs = ",".join(f"tests/expressions/{e}.expr" for e in TEST_EXPRESSIONS)
+    ops = ",".join([f"expr_{e}" for e in TEST_EXPRESSIONS] + ["add", "sub", "mul", "mullo"])
+    for target in (["gen", "SIZES=512,2048,16384,131072", f"EXPRS={exprs}", f"GENFLAGS=--ops {ops}"],
+                   ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
+        p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    return tree

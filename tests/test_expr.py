@@ -2,7 +2,6 @@
 (build/tests/expr_errors), and a test expression with every kind of step generated in a copy of the tree."""
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -217,28 +216,16 @@ def check_errors(driver, backend, skipped_ok):
     assert p.returncode == 0, p.stderr
 
 
-def test_mix_expression_in_a_tree_copy(tmp_path):
+def test_mix_expression_in_a_tree_copy(expressions_tree):
     """tests/expressions/mix.expr (subtraction, constants, full products, zero-extension, shared values, four outputs,
     two of twice the width), sums.expr (the sums-only kernel), prods.expr (the owner family's fused and unfused
     sums; at 16384 bits the NTT family's rounds: three operands, four products, sums between) and adds.expr
     (additions alone: the linear kernels, one-block and over several blocks, with several summed outputs, a large
     coefficient and an output that is an input) generated alone (with the operations, for the step path) in a copy
     of the tree,
-    checked against GMP on OpenCL, and the API checks that need several outputs."""
-    require_backend("opencl")
-    tree = tmp_path / "tree"
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "generator", "templates",
-                            "runtime", "tests/drivers", "tests/expressions", "expressions", "Makefile"],
-                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    for f in files:
-        (tree / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, tree / f)
-    for target in (["gen", "SIZES=512,2048,16384,131072", "EXPRS=tests/expressions/mix.expr,tests/expressions/sums.expr,"
-                    "tests/expressions/prods.expr,tests/expressions/adds.expr",
-                    "GENFLAGS=--ops expr_mix,expr_sums,expr_prods,expr_adds,add,sub,mul,mullo"],
-                   ["NO_CUDA=1", "build/tests/check_expr", "build/tests/expr_errors"]):
-        p = subprocess.run(["make", "-s", *target], cwd=tree, capture_output=True, text=True, timeout=900)
-        assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    checked against GMP on OpenCL, and the API checks that need several outputs (conftest's expressions_tree, shared
+    with test_expr_mod.py's modp)."""
+    tree = expressions_tree
     rows = [ln.split() for ln in (tree / "generated/variants.txt").read_text().splitlines()
             if ln.startswith(("expr_mix_", "expr_sums_", "expr_prods_", "expr_adds_")) and ln.split()[6] == "opencl"]
     names = [r[0] for r in rows if r[11] == "-"]
