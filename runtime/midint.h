@@ -306,7 +306,8 @@ const char *midint_tuning_status(const midint_context *ctx);
 midint_status midint_force_variant(midint_context *ctx, const char *name);
 
 /* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
- * midint_last_error(ctx). */
+ * midint_last_error(ctx). For an operation taking a modulus object: the choice for an odd modulus (an even one may go
+ * to another variant: mulmod_shared's lanes take odd moduli only). */
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
 
 /* The registry's hash (tuned tables name the registry they were made against). */
