@@ -838,11 +838,11 @@ MOD_LANES = OpFamily(
 MOD_LANES_MUL = replace(
     MOD_LANES, name="modlm", template="kernel_mulmod_lanes.j2", odd_moduli=True,
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
-        Constraint("mod_lanes_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each size adds its OpenCL variant's "
+        Constraint("modlm_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each size adds its OpenCL variant's "
                    "CPU run to CI)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
         Constraint("modlm_min_bits", "from 1024 bits, where the thread per instance (mods) spills; below it ran at "
                    "58-87% of mul (H100, 256-512 bits)", lambda v: v.bits >= 1024, "prune"),
-        Constraint("mod_lanes_q8", "8 words per lane, as powm's lanes (one variant per size)", lambda v: v.q == 8,
+        Constraint("modlm_q8", "8 words per lane, as powm's lanes (one variant per size)", lambda v: v.q == 8,
                    "prune"),
     ))
 
