@@ -14,8 +14,9 @@ FUNCTIONS = {"sqr": (1, "mullo"), "mulw": (2, "mul"), "sqrw": (1, "mul")}
 SUPPORTED = "+ - * ( ), E mod NAME and the functions sqr(x), mulw(x, y), sqrw(x)"
 RESERVED = ("input", "output", "expr", "mod")
 
-# Modular regions (`E mod m`, m an input): inside one, + - * are these steps over residues of m (kept in Montgomery
-# form by the kernel, docs/expressions.md); a value entering the region is reduced first (redm). Each takes the
+# Modular regions (`E mod m`, m an input): inside one, + - * are these steps over residues of m (kept as plain values
+# reduced lazily or in Montgomery form by the kernel, per modulus: generator/expr_mod_plan.py, docs/expressions.md);
+# a value entering the region is reduced first (redm). Each takes the
 # modulus as its last argument and makes a value of width 1 below m.
 MODULAR_OPS = {"+": "addm", "-": "subm", "*": "mulm"}
 MODULAR_STEPS = frozenset({"redm", "addm", "subm", "mulm"})

@@ -858,10 +858,11 @@ MOD_SHARED = replace(
 
 
 # Modular expressions (E mod m; generator/expr_mod_plan.py, templates/kernel_expr_mod.j2 over lib_modarith.j2): the
-# modt family's shape, a thread per instance holding its values in private arrays of N = bits/32 words, the values of
-# a region in Montgomery form (lib_modarith's ma_montmul, ma_addmod, ma_submod), the moduli's constants computed once
-# per instance. Sizes as modt's private mode (MOD_PRIVATE_MAX_BITS); no extra sizes by default (each size is a kernel per backend: ask
-# for 384 or 1536 with SIZES=).
+# modt family's shape, a thread per instance holding its values in private arrays of N = bits/32 words (N + 1 and
+# 2N + 1 for the lazy sums and products), each modulus's regions in plain residues with lazy reduction (lib_moddiv's
+# md_mul, mulmod, md_rem_*) or in Montgomery form (ma_montmul, ma_addmod, ma_submod, the constants once per instance),
+# as expr_mod_plan's operation-count model chooses per size. Sizes as modt's private mode (MOD_PRIVATE_MAX_BITS); no
+# extra sizes by default (each size is a kernel per backend: ask for 384 or 1536 with SIZES=).
 EXPR_MOD = OpFamily(
     name="expr_mod",                # expr_NAME of an expression with modular steps (families_for)
     template="kernel_expr_mod.j2",
@@ -871,7 +872,7 @@ EXPR_MOD = OpFamily(
     lanes=(1,),
     multi_instance_blocks=(128,),
     shared_words=lambda v: 0,
-    render_context=lambda v: {"prog": _expr_prog(v), "mp": expr_mod_plan.plan(_expr_prog(v))},
+    render_context=lambda v: {"prog": _expr_prog(v), "mp": expr_mod_plan.plan(_expr_prog(v), v.words)},
     own_fallback=True,
     constraints=(
         Constraint("expr_mod_ops", "the modular expression's other steps are +, -, * (mod 2^bits) and constants: full "

@@ -1,6 +1,8 @@
 """Modular expressions (E mod m, docs/expressions.md: the thread-per-instance family expr_mod) against GMP: the
 generated ones (expressions/mac.expr by default) forced variant by variant on each backend, tests/expressions/modp.expr
-generated alone in a copy of the tree (OpenCL), the refusals of even and zero moduli, and the generator's choices."""
+generated alone in a copy of the tree (OpenCL), the refusals of even and zero moduli, the generator's choices, and the
+planner's two modes (generator/expr_mod_plan.py: which mode each modulus gets at each size, the operations each makes,
+and every mode run in a Python simulator of the kernel's operations against expr.evaluate)."""
 
 import subprocess
 
@@ -68,7 +70,8 @@ def test_modular_expression_variants(backend):
 
 def test_modp_expression_in_a_tree_copy(expressions_tree):
     """tests/expressions/modp.expr (two moduli, a residue reused by plain steps and by the other modulus's region, a
-    difference going negative, a constant in a region, three outputs) generated with the other test expressions in
+    difference going negative, a constant in a region, three outputs; m in plain residues, p in Montgomery form at 512
+    bits and plain at 2048: test_plan_modp_modes) generated with the other test expressions in
     conftest's copy of the tree (at 512 and 2048 bits; the larger sizes are past its family's), checked against GMP
     on OpenCL."""
     tree = expressions_tree
@@ -107,3 +110,140 @@ def test_generator_families_for_modular_programs():
             plan([1024], ops=["expr_wide"], backends=("cuda",))
     finally:
         expr_plan.PROGRAMS.clear()
+
+
+# ---- the two modes (generator/expr_mod_plan.py): which each modulus gets, and the operations they make ----
+
+MAC = "input a, b, c, m\noutput r = (a*b + c) mod m\n"
+
+
+def chain(k):
+    """a^(k+1) mod m: k products of one entering value"""
+    return "input a, m\noutput r = " + " * ".join(["a"] * (k + 1)) + " mod m\n"
+
+
+def simulate(plan, prog, inputs, n):
+    """The plan's operations on Python integers, as kernel_expr_mod.j2 runs them, checking every operand's bound (a
+    Montgomery operand below m, a product's below 2^(32N), a sum within its slot's words, a division's dividend within
+    its function's words) and every slot's width; returns output name -> value."""
+    B, R = 32 * n, 1 << (32 * n)
+    slots = {}
+
+    def put(s, x):
+        assert 0 <= x < 1 << (32 * plan.slot_words[s]), (s, x)
+        slots[s] = x
+
+    for io, s in plan.loads:
+        put(s, inputs[prog.inputs[io - len(prog.outputs)]])
+    rinv = {m: pow(R, -1, inputs[prog.inputs[m]]) for m, _s in plan.moduli}
+    for o in plan.ops:
+        a = [slots[s] for s in o.args]
+        m = a[-1] if o.mod >= 0 else None
+        k = o.kind
+        if k in ("redm", "mulm", "leave", "addm", "subm"):
+            assert o.mod in rinv and all(x < m for x in a[1 if k == "redm" else 0:-1]) and a[0] < R, (k, a)
+        if k == "redm":
+            put(o.dst, a[0] * R % m)
+        elif k == "mulm":
+            put(o.dst, a[0] * a[1] * rinv[o.mod] % m)
+        elif k == "leave":
+            put(o.dst, a[0] * rinv[o.mod] % m)
+        elif k in ("addm", "addmod", "subm", "submod"):
+            assert a[0] < m and a[1] < m, (k, a)
+            put(o.dst, (a[0] + a[1] if k.startswith("add") else a[0] - a[1]) % m)
+        elif k in ("mulmod", "mulw"):
+            assert a[0] < R and a[1] < R, (k, a)
+            put(o.dst, a[0] * a[1] % m if k == "mulmod" else a[0] * a[1])
+        elif k in ("wadd", "wsub"):
+            assert a[0] < 1 << (32 * o.words[1]) and (k == "wsub" and a[1] < m or a[1] < 1 << (32 * o.words[2]))
+            x = a[0] + a[1] if k == "wadd" else a[0] + m - a[1]
+            assert x < 1 << (32 * o.words[0]), (k, x)
+            put(o.dst, x)
+        elif k == "reduce":
+            assert o.words[1] in (n, n + 1, 2 * n + 1) and a[0] < 1 << (32 * o.words[1])
+            put(o.dst, a[0] % m)
+        else:
+            x = {"add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1], "mullo": lambda: a[0] * a[1],
+                 "const": lambda: o.value}[k]()
+            put(o.dst, x % (1 << B))
+    return {name: slots[s] for _io, s, name in plan.stores}
+
+
+def odd_moduli(n, rng):
+    B = 32 * n
+    return [x for x in (1, 3, (1 << 33) - 1, (1 << B) - 1, (1 << (B - 1)) + 1, rng.getrandbits(B) | 1,
+                        rng.getrandbits(40) | 1) if x < 1 << B]
+
+
+MODP = (ROOT / "tests/expressions/modp.expr").read_text()
+LONG = ("input a, b, c, m\n"
+        "output r = (a*b + b*c + c*a + a*a + b*b + c*c + a*b*c - a - b - c + 7) mod m\n"
+        "output s = ((a - b) * (b - c) - (a*b - c) * (a + b + c)) mod m\n")
+
+
+# 40 products summed: past 2N + 1 words, so the planner reduces the running sum on the way
+SUM40 = "input a, b, m\noutput r = (" + " + ".join(["a*b"] * 40) + ") mod m\n"
+
+
+@pytest.mark.parametrize("text", (MAC, MODP, LONG, SUM40, chain(3), chain(9)),
+                         ids=("mac", "modp", "long", "sum40", "pow4", "pow10"))
+def test_plan_modes_against_evaluate(text):
+    """Every mode of every modulus (chosen, all plain, all Montgomery) at 1, 2, 8 and 33 words runs the program's
+    semantics (expr.evaluate) in the simulator, on inputs at, above and below the moduli."""
+    from generator.expr import evaluate
+    from generator.expr_mod_plan import plan as mod_plan
+    import random
+    prog = parse(text, "t.expr")
+    rng = random.Random(text)
+    for n in (1, 2, 8, 33):
+        B = 32 * n
+        for force in (None, "plain", "mont"):
+            pl = mod_plan(prog, n, None if force is None else {m: force for m in prog.moduli()})
+            for mod in odd_moduli(n, rng):
+                for _ in range(4):
+                    vals = {x: rng.choice([0, 1, mod - 1, mod, mod + 1, (1 << B) - 1, rng.getrandbits(B)]) % (1 << B)
+                            for x in prog.inputs}
+                    for m in prog.moduli():
+                        vals[prog.inputs[m]] = mod if rng.random() < 0.7 else rng.choice(odd_moduli(n, rng))
+                    assert simulate(pl, prog, vals, n) == evaluate(prog, vals, B), (n, force, vals)
+
+
+def test_plan_mac_is_one_product_one_sum_one_division():
+    """mac at every size: plain residues, the full product into 2N + 1 words, c added, one division of 2N + 1 words
+    (no Montgomery constants, no conversions); the model's reason names both counts."""
+    from generator.expr_mod_plan import plan as mod_plan
+    prog = parse(MAC, "mac.expr")
+    for n in (8, 32, 128, 256):
+        pl = mod_plan(prog, n)
+        assert [c.mode for c in pl.modes] == ["plain"] and pl.moduli == () and not pl.leaves
+        assert [(o.kind, o.words) for o in pl.ops] == [("mulw", (2 * n + 1, n, n, n)),
+                                                       ("wadd", (2 * n + 1, 2 * n + 1, n, n)),
+                                                       ("reduce", (n, 2 * n + 1, n))]
+        c = pl.modes[0]
+        assert c.plain_cost * 3 < c.mont_cost and "plain" in c.why() and str(c.mont_cost) in c.why()
+
+
+def test_plan_threshold_of_a_power_chain():
+    """One value entering, k products, one leaving: Montgomery from k = 5 at 256 bits, 7 at 512, 12 at 1024, 22 at
+    2048, 42 at 4096, 83 at 8192 (docs/expressions.md's table); below, plain residues, a mulmod per product."""
+    from generator.expr_mod_plan import plan as mod_plan
+    for n, k in ((8, 5), (16, 7), (32, 12), (64, 22), (128, 42), (256, 83)):
+        below, at = mod_plan(parse(chain(k - 1), "c.expr"), n), mod_plan(parse(chain(k), "c.expr"), n)
+        assert below.modes[0].mode == "plain" and at.modes[0].mode == "mont", (n, k)
+        assert [o.kind for o in below.ops] == ["mulmod"] * (k - 1)
+        assert [o.kind for o in at.ops] == ["redm"] + ["mulm"] * k + ["leave"] and at.moduli == ((1, 1),)
+
+
+def test_plan_modp_modes():
+    """modp: m in plain residues at every size (t = a b mod m reduced: it is a product's operand, a subtrahend and read
+    outside; t t + c - 3 a kept exact in 2N + 1 words, one division); p in Montgomery form up to 512 bits (eleven
+    factors of one residue), plain from 1024; the test tree's 512 and 2048 bits check both."""
+    from generator.expr_mod_plan import plan as mod_plan
+    prog = parse(MODP, "modp.expr")
+    m, p = prog.inputs.index("m"), prog.inputs.index("p")
+    for n, pm in ((8, "mont"), (16, "mont"), (32, "plain"), (64, "plain"), (256, "plain")):
+        pl = mod_plan(prog, n)
+        assert (pl.mode_of(m), pl.mode_of(p)) == ("plain", pm), n
+        assert [o.kind for o in pl.ops if o.mod == m] == ["mulmod", "mulw", "wadd", "mulmod", "wsub", "reduce", "wsub",
+                                                          "reduce"]
+        assert pl.moduli == (((p, pl.loads[-1][1]),) if pm == "mont" else ())

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from generator import mod_scratch  # noqa: E402
 
 SIZES = (1, 2, 3, 8, 16, 32)
+REM_SIZES = (1, 2, 3, 8, 32, 33)  # the remainder-only divisions: both forms (unrolled to 32 words, runtime-indexed)
 SCRATCH_SIZES = (1, 2, 3, 8, 33)   # scratch mode: every N takes the large-N forms; 33 words is not a power of two
 GMP_H = Path("/usr/include/x86_64-linux-gnu/gmp.h")
 
@@ -103,6 +104,33 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         from_words(t, q, 2 * N); expect(mpz_cmp(t, g) == 0, op, N, line, "quotient");
         from_words(t, r, N); expect(mpz_cmp(t, h) == 0, op, N, line, "remainder");
         expect(same(a, a0, 2 * N) && same(m, m0, N), op, N, line, "input changed");
+#ifndef SCRATCH
+    } else if (!strcmp(op, "rem")) {
+        /* the plain modular expressions' reductions: x mod d for x of N, N + 1 and 2N + 1 words (each where x fits),
+           md_rem_n also in place */
+        u32 xw[2 * N + 1], xw0[2 * N + 1];
+        size_t bits = mpz_sizeinbase(v[0], 2);
+        to_words(xw, 2 * N + 1, v[0]); to_words(m, N, v[1]);
+        memcpy(xw0, xw, sizeof xw); memcpy(m0, m, sizeof m);
+        mpz_mod(g, v[0], v[1]);
+        poison(r, N);
+        md_rem_2n1{S}(r, xw, m);
+        from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "md_rem_2n1");
+        if (bits <= 32 * (N + 1)) {
+            poison(r, N);
+            md_rem_n1{S}(r, xw, m);
+            from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "md_rem_n1");
+        }
+        if (bits <= 32 * N) {
+            poison(r, N);
+            md_rem_n{S}(r, xw, m);
+            from_words(t, r, N); expect(mpz_cmp(t, g) == 0, op, N, line, "md_rem_n");
+            memcpy(r2, xw, sizeof r2);
+            md_rem_n{S}(r2, r2, m);
+            from_words(t, r2, N); expect(mpz_cmp(t, g) == 0, op, N, line, "md_rem_n in place");
+        }
+        expect(same(xw, xw0, 2 * N + 1) && same(m, m0, N), op, N, line, "input changed");
+#endif
     } else if (!strcmp(op, "mulmod")) {
         to_words(a, N, v[0]); to_words(b, N, v[1]); to_words(m, N, v[2]);
         memcpy(a0, a, sizeof a); memcpy(b0, b, sizeof b); memcpy(m0, m, sizeof m);
@@ -218,7 +246,7 @@ def render_lib(sizes, shared=False, ws=False):
 
 
 def driver_source(sizes, ws=False):
-    parts = [HOST_PRELUDE, render_lib(sizes, shared=True, ws=ws), DRIVER_HEAD]
+    parts = [HOST_PRELUDE + ("#define SCRATCH 1\n" if ws else ""), render_lib(sizes, shared=True, ws=ws), DRIVER_HEAD]
     for n in sizes:
         text = DRIVER_N.replace("{S}", "_w%d" % n).replace("{N}", str(n))
         text = re.sub(r"\{WS:(\w+)\}", lambda mt: ", scratch(%d)" % mod_scratch.words(mt.group(1), n) if ws else "",
@@ -341,6 +369,22 @@ def div_cases(n, rng):
     return cases
 
 
+def rem_cases(n, rng):
+    """md_rem_n, md_rem_n1, md_rem_2n1 (the plain modular expressions' reductions): dividends of up to 2N + 1 words
+    (zero, below, at and above m, the largest of N, N + 1 and 2N + 1 words, products plus sums) by the special and
+    random moduli, and the add-back cases."""
+    B = 32 * n
+    cases = [("rem", n, 0, [x, d]) for x, d in ADD_BACK if n >= 3]
+    for m in special_moduli(n) + [rand_words(rng, n) or 1 for _ in range(counts(n) // 10)]:
+        xs = {0, 1, m - 1, m, m + 1, 2 * m - 1, (1 << B) - 1, (1 << (B + 32)) - 1, (1 << (2 * B + 32)) - 1,
+              ((1 << B) - 1) ** 2 + (1 << B) - 1, (m - 1) ** 2 + m - 1, rng.getrandbits(B), rng.getrandbits(B + 32),
+              rng.getrandbits(2 * B + 32), rng.getrandbits(B) * rng.getrandbits(B) + rng.getrandbits(B + 1)}
+        cases += [("rem", n, 0, [x, m]) for x in sorted(xs) if x < (1 << (2 * B + 32))]
+    for _ in range(counts(n)):
+        cases.append(("rem", n, 0, [rand_words(rng, 2 * n + 1, 0), rand_words(rng, n) or 1]))
+    return cases
+
+
 def mulmod_cases(n, rng):
     B = 32 * n
     top = (1 << B) - 1
@@ -454,6 +498,21 @@ def test_scratch_against_gmp(scratch_driver, gen):
     for n in SCRATCH_SIZES:
         cases += gen(n, rng)
     run_cases(scratch_driver, cases)
+
+
+@pytest.fixture(scope="module")
+def rem_driver(tmp_path_factory):
+    return build_driver(tmp_path_factory, "modrem", REM_SIZES)
+
+
+def test_rem_against_gmp(rem_driver):
+    """The remainder-only divisions (md_rem_n, md_rem_n1, md_rem_2n1; private mode only) against GMP's mpz_mod, in
+    both of divrem's forms: unrolled up to 32 words, runtime-indexed above (33)."""
+    rng = random.Random("modrem")
+    cases = []
+    for n in REM_SIZES:
+        cases += rem_cases(n, rng)
+    run_cases(rem_driver, cases)
 
 
 def test_modinv_mod_one_matches_gmp(driver):
