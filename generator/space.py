@@ -748,6 +748,21 @@ MOD_ROWS_RESIDENT = {8: 10, 16: 8, 32: 5}
 MOD_REGISTER_KEPT = {("mod", 8)}
 
 
+# modinv's cofactors staged through shared memory (lib_modgcd.j2's `stage`), by words, CUDA only: each thread keeps u,
+# v and its copy of m there (3N words at a stride of the block: 96 KB a block of 128 at 64 words, two blocks an SM;
+# NVIDIA's OpenCL gives a work-group 48 KB), the gcd's a and b in registers. At 64 words the loop's 5N = 320 words
+# cannot all be registers: private, ptxas -v (sm_90) gave 255 registers, a 4128-byte stack frame and 2212 / 3068 bytes
+# of spill stores / loads, and the block loop 397 local loads and 282 local stores an iteration of 137 (H100: 11.6 M/s
+# against 62 for gcd). Up to 32 words the private kernel keeps its values in registers (1024 bits: 255 registers, a
+# 400-byte frame, 4 bytes spilled, outside the loop), and stays as it was.
+MOD_INV_STAGED = (64,)
+
+
+def mod_inv_stage(v: Variant) -> int:
+    """The stride of modinv's cofactors in shared memory (its block), 0 where they stay private."""
+    return v.block if v.op == "modinv" and v.backend == "cuda" and v.words in MOD_INV_STAGED else 0
+
+
 def mod_scratch_mode(v: Variant) -> bool:
     """Whether v (a modt or mods variant) keeps its arrays in the workspace (lib_modws.j2's scratch mode)."""
     return v.bits > MOD_PRIVATE_MAX_BITS
@@ -773,8 +788,8 @@ MOD_THREAD = OpFamily(
     ipbs=(128,),
     lanes=(1,),
     multi_instance_blocks=(128,),
-    shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 0,
-    render_context=lambda v: {"rows": mod_rows(v),
+    shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 3 * v.words * mod_inv_stage(v),
+    render_context=lambda v: {"rows": mod_rows(v), "stage": mod_inv_stage(v),
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "ws_own": mod_scratch.own(mod_scratch.KERNELS, v.op, v.words)},
