@@ -753,9 +753,15 @@ MOD_REGISTER_KEPT = {("mod", 8)}
 # NVIDIA's OpenCL gives a work-group 48 KB), the gcd's a and b in registers. At 64 words the loop's 5N = 320 words
 # cannot all be registers: private, ptxas -v (sm_90) gave 255 registers, a 4128-byte stack frame and 2212 / 3068 bytes
 # of spill stores / loads, and the block loop 397 local loads and 282 local stores an iteration of 137 (H100: 11.6 M/s
-# against 62 for gcd). Up to 32 words the private kernel keeps its values in registers (1024 bits: 255 registers, a
-# 400-byte frame, 4 bytes spilled, outside the loop), and stays as it was.
-MOD_INV_STAGED = (64,)
+# against 62 for gcd). Staged: 255 registers, a 2592-byte frame (the even moduli's arrays, outside the loop), 16 / 12
+# bytes spilled, the loop 2 / 20 local accesses and 384 shared ones. Up to 32 words the private kernel keeps its values
+# in registers (1024 bits: 255 registers, a 400-byte frame, 4 bytes spilled outside the loop) and is left as it was.
+# The value: how many words ahead of its use each staged word is loaded (mg_cofactors_st's prefetch, at least 1).
+# Volatile shared loads keep their order; SASS (sm_90), instructions from an LDS to its first use, median / under 20 of
+# 384, and the loop's instructions: a load next to its use (the commit before prefetch) 14 / 261, 4981; 1 word ahead
+# 19 / 195, 4899; 2: 34 / 35, 4947; 3: 38 / 0, 5015; 4: 41 / 0, 4987. Two warps a scheduler (two blocks of 128 an
+# SM, by shared memory) must cover an LDS's ~30 cycles: 2 until timed.
+MOD_INV_STAGED = {64: 2}
 
 
 def mod_inv_stage(v: Variant) -> int:
@@ -790,6 +796,7 @@ MOD_THREAD = OpFamily(
     multi_instance_blocks=(128,),
     shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 3 * v.words * mod_inv_stage(v),
     render_context=lambda v: {"rows": mod_rows(v), "stage": mod_inv_stage(v),
+                              "prefetch": MOD_INV_STAGED.get(v.words, 0),
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "ws_own": mod_scratch.own(mod_scratch.KERNELS, v.op, v.words)},

@@ -206,20 +206,21 @@ int main(void)
 """
 
 
-def render_lib(sizes, shared=False, ws=False, stage=0):
+def render_lib(sizes, shared=False, ws=False, stage=0, prefetch=1):
     """lib_modarith.j2 for each N (and lib_modshared.j2's functions on it where `shared`), in scratch mode where
-    `ws`, with modinv's cofactors staged at stride `stage` (lib_modgcd.j2) where nonzero."""
+    `ws`, with modinv's cofactors staged at stride `stage`, loaded `prefetch` words ahead (lib_modgcd.j2), where
+    stage is nonzero."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
     w = "true" if ws else "false"
     src = '{% import "lib_modarith.j2" as m %}{% import "lib_modshared.j2" as ms %}' + "".join(
-        '{{ m.define("w%d", %d, %s, %d) }}\n' % (n, n, w, stage)
+        '{{ m.define("w%d", %d, %s, %d, %d) }}\n' % (n, n, w, stage, prefetch)
         + ('{{ ms.define("w%d", %d, %s) }}\n' % (n, n, w) if shared else "")
         for n in sizes)
     return env.from_string(src).render()
 
 
-def driver_source(sizes, ws=False, stage=0):
-    parts = [HOST_PRELUDE, render_lib(sizes, shared=True, ws=ws, stage=stage), DRIVER_HEAD]
+def driver_source(sizes, ws=False, stage=0, prefetch=1):
+    parts = [HOST_PRELUDE, render_lib(sizes, shared=True, ws=ws, stage=stage, prefetch=prefetch), DRIVER_HEAD]
     if stage:
         # the block's shared memory as one array: this "thread" is the last of `stage`, its words at that stride
         parts.append("static volatile u32 stage_buf[%d];" % (3 * max(sizes) * stage))
@@ -243,16 +244,16 @@ def asan_flags(cc, d):
     return ["-fsanitize=address", "-fno-omit-frame-pointer"] if ok else []
 
 
-def build_driver(tmp_path_factory, name, sizes, ws=False, stage=0):
+def build_driver(tmp_path_factory, name, sizes, ws=False, stage=0, prefetch=1):
     """The checking driver for the lib rendered at `sizes` (N words each; scratch mode where `ws`, with
-    AddressSanitizer where cc has it; modinv's cofactors staged at stride `stage`), built with cc and GMP (skips
-    without)."""
+    AddressSanitizer where cc has it; modinv's cofactors staged at stride `stage`, `prefetch` words ahead), built with
+    cc and GMP (skips without)."""
     cc = shutil.which("cc")
     if cc is None or not GMP_H.exists():
         pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
     d = tmp_path_factory.mktemp(name)
     src = d / f"{name}_check.c"
-    src.write_text(driver_source(sizes, ws, stage))
+    src.write_text(driver_source(sizes, ws, stage, prefetch))
     exe = d / f"{name}_check"
     res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *(asan_flags(cc, d) if ws or stage else []),
                           str(src), "-o", str(exe), "-lgmp"], capture_output=True, text=True)
