@@ -753,15 +753,17 @@ MOD_REGISTER_KEPT = {("mod", 8)}
 # NVIDIA's OpenCL gives a work-group 48 KB), the gcd's a and b in registers. At 64 words the loop's 5N = 320 words
 # cannot all be registers: private, ptxas -v (sm_90) gave 255 registers, a 4128-byte stack frame and 2212 / 3068 bytes
 # of spill stores / loads, and the block loop 397 local loads and 282 local stores an iteration of 137 (H100: 11.6 M/s
-# against 62 for gcd). Staged: 255 registers, a 2592-byte frame (the even moduli's arrays, outside the loop), 16 / 12
-# bytes spilled, the loop 2 / 20 local accesses and 384 shared ones. Up to 32 words the private kernel keeps its values
-# in registers (1024 bits: 255 registers, a 400-byte frame, 4 bytes spilled outside the loop) and is left as it was.
+# against 62 for gcd). Staged: 255 registers, a 2576-byte frame (the even moduli's arrays, outside the loop), no spill,
+# the loop 0 / 23 local loads / stores, 384 shared accesses and 4224 instructions (was 5543). Up to 32 words the
+# private kernel keeps its values in registers (1024 bits: 255 registers, a 400-byte frame, 4 bytes spilled outside the
+# loop) and is left as it was.
 # The value: how many words ahead of its use each staged word is loaded (mg_cofactors_st's prefetch, at least 1).
 # Volatile shared loads keep their order; SASS (sm_90), instructions from an LDS to its first use, median / under 20 of
-# 384, and the loop's instructions: a load next to its use (the commit before prefetch) 14 / 261, 4981; 1 word ahead
-# 19 / 195, 4899; 2: 34 / 35, 4947; 3: 38 / 0, 5015; 4: 41 / 0, 4987. Two warps a scheduler (two blocks of 128 an
-# SM, by shared memory) must cover an LDS's ~30 cycles: 2 until timed.
-MOD_INV_STAGED = {64: 2}
+# 384, and the loop's instructions, with the signed products (mul_wide_s32): 2 words ahead 24 / 87, 4240 (76 / 92
+# bytes spilled); 3: 37 / 4, 4224 (none); 4: 39 / 0, 4224. Before the signed products: a load next to its use 14 /
+# 261, 4981; 1 ahead 19 / 195, 4899; 2: 34 / 35, 4947. Two warps a scheduler (two blocks of 128 an SM, by shared
+# memory) must cover an LDS's ~30 cycles.
+MOD_INV_STAGED = {64: 3}
 
 
 def mod_inv_stage(v: Variant) -> int:

@@ -41,6 +41,7 @@ typedef uint64_t u64;
 #define NO_UNROLL
 DEVICE u32 clz_u32(u32 x) { return x ? (u32)__builtin_clz(x) : 32u; }
 DEVICE u32 ctz_u32(u32 x) { return x ? (u32)__builtin_ctz(x) : 32u; }
+DEVICE u64 mul_wide_s32(u32 a, u32 b) { return (u64)((int64_t)(int32_t)a * (int32_t)b); }
 """
 
 # The driver: reads "op N ewords hex..." lines, runs the N-word function, compares with GMP; prints one line per
