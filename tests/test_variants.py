@@ -77,6 +77,12 @@ def sizes_for(v, huge=False):
 MOD_FULL_WORDS = 32
 MOD_LANES_ARG_BITS = 256
 MOD_SHORT_EXP = "64"
+# Lanes variants wider than MOD_LANES_CPU_FULL lanes run the same template with more lanes (masks and trip counts):
+# on the CPU they get the sizes, counts, device and in-place cases but MOD_LANES_CPU_PATTERNS and the first chain and
+# two scalar edges only (PoCL: powm at 4096 bits, 16 lanes, took 30-100 s for the whole matrix); the narrowest lanes
+# variant gets the whole matrix there, and every lanes variant gets it on CUDA.
+MOD_LANES_CPU_FULL = 4
+MOD_LANES_CPU_PATTERNS = ("zero", "max", "one", "mersenne", "exponents")
 # Above MOD_PRIVATE_MAX_BITS (16384 and 32768 bits: a thread per instance, its arrays in the workspace) a variant is
 # huge: at most MOD_HUGE_COUNT instances per case, exponents of MOD_HUGE_EXP bits, the exponent's width edges (one
 # word, the modulus's width, wider) at MOD_HUGE_EXP_WIDTHS bits instead (a 32768-bit exponent is 41K Montgomery
@@ -99,6 +105,7 @@ def cases_for(v):
     cases, seed = [], 1
 
     lanes_cpu = spec["modular"] and v["lanes"] not in ("-", "1") and v["backend"] == "opencl"
+    lanes_wide_cpu = lanes_cpu and int(v["lanes"]) > MOD_LANES_CPU_FULL
     heavy = spec["modular"] and (m // 32 > MOD_FULL_WORDS or lanes_cpu)
     huge = spec["modular"] and m > MOD_PRIVATE_MAX_BITS
 
@@ -131,11 +138,13 @@ def cases_for(v):
         for count in sorted({min(c, cap) for c in counts} if heavy else counts):   # heavy: add() caps counts
             add(bits, count, "mixed")
     for p in spec["patterns"]:
-        add(m, 1, p)
+        if not lanes_wide_cpu or p in MOD_LANES_CPU_PATTERNS:
+            add(m, 1, p)
     _ti, ipb = launch_shape(v, m)
-    for p in spec["chains"]:
+    for p in spec["chains"][:1] if lanes_wide_cpu else spec["chains"]:
         add(m, 3 * ipb + 1, p)
-    for arg in spec["args"][1:]:   # every scalar edge and per-instance counts, on a full batch
+    # every scalar edge and per-instance counts, on a full batch
+    for arg in spec["args"][1:3] if lanes_wide_cpu else spec["args"][1:]:
         # (several lanes on the CPU: at MOD_LANES_ARG_BITS, which keeps width edges of n words short)
         add(MOD_LANES_ARG_BITS if lanes_cpu else m, ipb + 2, "mixed", args=arg)
     # device buffers and in-place use, on both the aligned and the padded path
