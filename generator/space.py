@@ -748,29 +748,6 @@ MOD_ROWS_RESIDENT = {8: 10, 16: 8, 32: 5}
 MOD_REGISTER_KEPT = {("mod", 8)}
 
 
-# modinv's cofactors staged through shared memory (lib_modgcd.j2's `stage`), by words, CUDA only: each thread keeps u,
-# v and its copy of m there (3N words at a stride of the block: 96 KB a block of 128 at 64 words, two blocks an SM;
-# NVIDIA's OpenCL gives a work-group 48 KB), the gcd's a and b in registers. At 64 words the loop's 5N = 320 words
-# cannot all be registers: private, ptxas -v (sm_90) gave 255 registers, a 4128-byte stack frame and 2212 / 3068 bytes
-# of spill stores / loads, and the block loop 397 local loads and 282 local stores an iteration of 137 (H100: 11.6 M/s
-# against 62 for gcd). Staged: 255 registers, a 2576-byte frame (the even moduli's arrays, outside the loop), no spill,
-# the loop 0 / 23 local loads / stores, 384 shared accesses and 4224 instructions (was 5543). Up to 32 words the
-# private kernel keeps its values in registers (1024 bits: 255 registers, a 400-byte frame, 4 bytes spilled outside the
-# loop) and is left as it was.
-# The value: how many words ahead of its use each staged word is loaded (mg_cofactors_st's prefetch, at least 1).
-# Volatile shared loads keep their order; SASS (sm_90), instructions from an LDS to its first use, median / under 20 of
-# 384, and the loop's instructions, with the signed products (mul_wide_s32): 2 words ahead 24 / 87, 4240 (76 / 92
-# bytes spilled); 3: 37 / 4, 4224 (none); 4: 39 / 0, 4224. Before the signed products: a load next to its use 14 /
-# 261, 4981; 1 ahead 19 / 195, 4899; 2: 34 / 35, 4947. Two warps a scheduler (two blocks of 128 an SM, by shared
-# memory) must cover an LDS's ~30 cycles.
-MOD_INV_STAGED = {64: 3}
-
-
-def mod_inv_stage(v: Variant) -> int:
-    """The stride of modinv's cofactors in shared memory (its block), 0 where they stay private."""
-    return v.block if v.op == "modinv" and v.backend == "cuda" and v.words in MOD_INV_STAGED else 0
-
-
 def mod_scratch_mode(v: Variant) -> bool:
     """Whether v (a modt or mods variant) keeps its arrays in the workspace (lib_modws.j2's scratch mode)."""
     return v.bits > MOD_PRIVATE_MAX_BITS
@@ -796,9 +773,8 @@ MOD_THREAD = OpFamily(
     ipbs=(128,),
     lanes=(1,),
     multi_instance_blocks=(128,),
-    shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 3 * v.words * mod_inv_stage(v),
-    render_context=lambda v: {"rows": mod_rows(v), "stage": mod_inv_stage(v),
-                              "prefetch": MOD_INV_STAGED.get(v.words, 0),
+    shared_words=lambda v: v.block * (2 * v.words + 1) if mod_rows(v) else 0,
+    render_context=lambda v: {"rows": mod_rows(v),
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "ws_own": mod_scratch.own(mod_scratch.KERNELS, v.op, v.words)},

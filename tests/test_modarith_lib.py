@@ -37,12 +37,10 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 #define DEVICE static inline
 #define GLOBAL
-#define LOCAL
 #define UNROLL
 #define NO_UNROLL
 DEVICE u32 clz_u32(u32 x) { return x ? (u32)__builtin_clz(x) : 32u; }
 DEVICE u32 ctz_u32(u32 x) { return x ? (u32)__builtin_ctz(x) : 32u; }
-DEVICE u64 mul_wide_s32(u32 a, u32 b) { return (u64)((int64_t)(int32_t)a * (int32_t)b); }
 """
 
 # The driver: reads "op N ewords hex..." lines, runs the N-word function, compares with GMP; prints one line per
@@ -164,7 +162,7 @@ static void check{S}(const char *op, long line, mpz_t *v, unsigned ew)
         to_words(a, N, v[0]); to_words(m, N, v[1]);
         memcpy(a0, a, sizeof a); memcpy(m0, m, sizeof m);
         poison(r, N);
-        u32 ok = modinv{S}(r, a, m{WS:modinv}{ST});
+        u32 ok = modinv{S}(r, a, m{WS:modinv});
         int gok = mpz_invert(g, v[0], v[1]);
         expect((ok != 0) == (gok != 0), op, N, line, "invertibility");
         from_words(t, r, N);
@@ -235,28 +233,22 @@ int main(void)
 """
 
 
-def render_lib(sizes, shared=False, ws=False, stage=0, prefetch=1):
+def render_lib(sizes, shared=False, ws=False):
     """lib_modarith.j2 for each N (and lib_modshared.j2's functions on it where `shared`), in scratch mode where
-    `ws`, with modinv's cofactors staged at stride `stage`, loaded `prefetch` words ahead (lib_modgcd.j2), where
-    stage is nonzero."""
+    `ws`."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
     w = "true" if ws else "false"
     src = '{% import "lib_modarith.j2" as m %}{% import "lib_modshared.j2" as ms %}' + "".join(
-        '{{ m.define("w%d", %d, %s, %d, %d) }}\n' % (n, n, w, stage, prefetch)
+        '{{ m.define("w%d", %d, %s) }}\n' % (n, n, w)
         + ('{{ ms.define("w%d", %d, %s) }}\n' % (n, n, w) if shared else "")
         for n in sizes)
     return env.from_string(src).render()
 
 
-def driver_source(sizes, ws=False, stage=0, prefetch=1):
-    parts = [HOST_PRELUDE + ("#define SCRATCH 1\n" if ws else ""),
-             render_lib(sizes, shared=True, ws=ws, stage=stage, prefetch=prefetch), DRIVER_HEAD]
-    if stage:
-        # the block's shared memory as one array: this "thread" is the last of `stage`, its words at that stride
-        parts.append("static volatile u32 stage_buf[%d];" % (3 * max(sizes) * stage))
+def driver_source(sizes, ws=False):
+    parts = [HOST_PRELUDE + ("#define SCRATCH 1\n" if ws else ""), render_lib(sizes, shared=True, ws=ws), DRIVER_HEAD]
     for n in sizes:
         text = DRIVER_N.replace("{S}", "_w%d" % n).replace("{N}", str(n))
-        text = text.replace("{ST}", ", stage_buf + %d" % (stage - 1) if stage else "")
         text = re.sub(r"\{WS:(\w+)\}", lambda mt: ", scratch(%d)" % mod_scratch.words(mt.group(1), n) if ws else "",
                       text)
         parts.append(text)
@@ -274,18 +266,17 @@ def asan_flags(cc, d):
     return ["-fsanitize=address", "-fno-omit-frame-pointer"] if ok else []
 
 
-def build_driver(tmp_path_factory, name, sizes, ws=False, stage=0, prefetch=1):
+def build_driver(tmp_path_factory, name, sizes, ws=False):
     """The checking driver for the lib rendered at `sizes` (N words each; scratch mode where `ws`, with
-    AddressSanitizer where cc has it; modinv's cofactors staged at stride `stage`, `prefetch` words ahead), built with
-    cc and GMP (skips without)."""
+    AddressSanitizer where cc has it), built with cc and GMP (skips without)."""
     cc = shutil.which("cc")
     if cc is None or not GMP_H.exists():
         pytest.skip("needs cc and GMP (gmp.h, -lgmp)")
     d = tmp_path_factory.mktemp(name)
     src = d / f"{name}_check.c"
-    src.write_text(driver_source(sizes, ws, stage, prefetch))
+    src.write_text(driver_source(sizes, ws))
     exe = d / f"{name}_check"
-    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *(asan_flags(cc, d) if ws or stage else []),
+    res = subprocess.run([cc, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *(asan_flags(cc, d) if ws else []),
                           str(src), "-o", str(exe), "-lgmp"], capture_output=True, text=True)
     if res.returncode != 0 and "gmp" in res.stderr and ("No such file" in res.stderr or "cannot find" in res.stderr):
         pytest.skip("GMP not usable: " + res.stderr[-300:])

@@ -1,8 +1,7 @@
 """Heavier checks of templates/lib_modgcd.j2 (gcd and modinv by blocks of 30 binary-gcd steps on 64-bit stand-ins):
-the rendered lib for N = 4, 5 and 64 (private, and with modinv's cofactors staged as in shared memory) against GMP
-through tests/test_modarith_lib.py's driver, on worst cases for the block bound (consecutive Fibonacci numbers,
-2^k - 1 against 1, long runs of ones or zeros, very unequal lengths), and a Python model of the blocks that checks the
-bound ceil((64N - 1) / 30) the C loops stop at."""
+the rendered lib for N = 4, 5 and 64 against GMP through tests/test_modarith_lib.py's driver, on worst cases for the
+block bound (consecutive Fibonacci numbers, 2^k - 1 against 1, long runs of ones or zeros, very unequal lengths), and a
+Python model of the blocks that checks the bound ceil((64N - 1) / 30) the C loops stop at."""
 
 import math
 import random
@@ -14,14 +13,9 @@ from test_modarith_lib import build_driver, run_cases
 SIZES = (4, 5, 64)
 
 
-@pytest.fixture(scope="module", params=[(0, 1), (3, 1), (3, 3), (3, 5)],
-                ids=["private", "staged-ahead1", "staged-ahead3", "staged-ahead5"])
-def driver(request, tmp_path_factory):
-    """The lib as rendered private, and with modinv's cofactors staged (lib_modgcd.j2's stage; CUDA's at 2048 bits)
-    at a stride of 3, this thread the last of the 3, loaded 1, 3 (space.MOD_INV_STAGED) and 5 (more than N = 4)
-    words ahead."""
-    stage, prefetch = request.param
-    return build_driver(tmp_path_factory, "modgcd", SIZES, stage=stage, prefetch=prefetch)
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    return build_driver(tmp_path_factory, "modgcd", SIZES)
 
 
 def fib_pair(bits):
