@@ -90,6 +90,10 @@ MOD_LANES_CPU_PATTERNS = ("zero", "max", "one", "mersenne", "exponents")
 # plus a word (12320 bits through the 16384-bit kernel), so the padded sizes between the generated ones are checked.
 MOD_HUGE_COUNT = 2
 MOD_HUGE_EXP = "32"
+# On CUDA a huge case is one GPU thread walking its instance through global memory alone (powm at 32768 bits with a
+# 32-bit exponent: about 20 s a case on an H100), so a huge CUDA variant keeps one mixed case per size, the
+# MOD_HUGE_GPU_PATTERNS cases and one on device buffers; PoCL (a CPU core per instance) runs the whole tier in CI.
+MOD_HUGE_GPU_PATTERNS = ("max", "one")
 MOD_HUGE_EXP_WIDTHS = {"1n": "64", "1n+64": "96"}
 
 # A multiplication costs words^2 per instance. Past FULL_SIZE_BUDGET word products per instance a variant
@@ -153,6 +157,14 @@ def cases_for(v):
         add(bits, ipb + 1, "mixed", api="device")
         for alias in spec["aliases"]:
             add(bits, ipb + 1, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
+    if huge and v["backend"] == "cuda":
+        fields = [c.split() for c in cases]
+        first = {}
+        for f, c in zip(fields, cases):
+            if f[3] == "mixed" and f[5] == "host" and f[6] == "none":
+                first.setdefault(f[1], c)
+        cases = (list(first.values()) + [c for f, c in zip(fields, cases) if f[3] in MOD_HUGE_GPU_PATTERNS] +
+                 [c for f, c in zip(fields, cases) if f[5] == "device"][:1])
     return cases
 
 
