@@ -71,8 +71,11 @@ def is_modular(op):
 
 
 # Per modular operation, the argument sets of its rows: powm with 512-bit exponents (NVIDIA CGBN's benchmark) and with
-# exponents as wide as the modulus ("full"); divrem and mod divide a 2 bits dividend (their default) by bits.
-MOD_ROWS = {"powm": ("ebits=512", "full"), "powm_shared": ("ebits=512", "full")}
+# exponents as wide as the modulus ("full"); divrem and mod divide a 2 bits dividend (their default) by bits;
+# mulmod_shared with an odd and with an even modulus object (from 1024 bits odd ones run on lanes, even ones not).
+MOD_ROWS = {"powm": ("ebits=512", "full"), "powm_shared": ("ebits=512", "full"),
+            "mulmod_shared": ("modulus=odd", "modulus=even")}
+MOD_EXP_OPS = ("powm", "powm_shared")
 # Instances per row: the batch of --words words per operand, but at most MOD_WORK word products (a thread per
 # instance: powm costs about 1.25 ebits words^2, gcd and modinv about 2 bits words, divrem 2 words^2), at least
 # MOD_MIN_COUNT (two instances per thread of the GPU).
@@ -104,7 +107,7 @@ def mod_table(m, ops, gen, asked, args):
     for op in mod_ops:
         for bits in asked or gen[op]:
             big = bits > MOD_PRIVATE_MAX_BITS
-            rows_args = (f"ebits={MOD_BIG_EXP}",) if big and op in MOD_ROWS else MOD_ROWS.get(op, ("",))
+            rows_args = (f"ebits={MOD_BIG_EXP}",) if big and op in MOD_EXP_OPS else MOD_ROWS.get(op, ("",))
             for a in dict.fromkeys(f"ebits={bits}" if a == "full" else a for a in rows_args):
                 ebits = int(a.split("=")[1]) if a.startswith("ebits=") else bits
                 count = max(1, min(args.words // (bits // 32), max(MOD_MIN_COUNT,
