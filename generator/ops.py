@@ -264,7 +264,7 @@ OPERATIONS = (
                           "not depend on the exponent's bits (constant time in the exponent); 0: faster, leading zero "
                           "windows skipped and the window table indexed by the exponent's bits")),
               "r = base^exp mod m for an odd modulus m (like mpz_powm; m = 1 gives 0, exp = 0 gives 1 mod m)",
-              ("modt", "modl"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modl1", "modt", "modl"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "base"), ("r", "m")), reference=(("r", "(powm base exp m)"),)),
     Operation("gcd", 16, (Out("r"), In("a"), In("b", slot="b")),
               "r = gcd(a, b) (gcd(a, 0) = a, gcd(0, 0) = 0; like mpz_gcd)",
@@ -292,7 +292,7 @@ OPERATIONS = (
                Scalar("secret", "x1", flag=True,
                       doc="1: constant time in the exponent (powm's fixed-window schedule); 0: faster")),
               "r = base^exp mod m for one odd modulus m of the whole batch (like powm; m = 1 gives 0)",
-              ("mods", "modl"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modl1", "mods", "modl"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "base"),), reference=(("r", "(powm base exp m)"),)),
 )
 

@@ -68,6 +68,8 @@ class OpFamily:
     # words of the context's workspace per instance, for one-block kernels that keep their arrays there (the runtime
     # then runs the batch in passes of as many instances as the workspace holds, runtime/plan.c); 0: none
     workspace_words: Callable[[Variant], int] = lambda v: 0
+    # the backends it generates for; a point of another backend goes to the op's next family (family_of)
+    backends: tuple = ("cuda", "opencl")
 
     @property
     def ops(self) -> tuple:
@@ -788,7 +790,8 @@ MOD_THREAD = OpFamily(
                    lambda v: v.q == v.words),
         Constraint("modt_powm_below_lanes", "powm below 1024 bits, where the lanes (modl) take over (H100, 512-bit "
                    "exponents: 4.31 against 2.24 M/s at 1024 bits, 1.08 against 0.29 at 2048, 0.27 against 0.02 at "
-                   "4096); sizes the lanes do not serve (1536, 3072, 8192) keep it as the fewest-pruned",
+                   "4096); at 256 and 512 bits on CUDA one lane (modl1) owns the point (family_of); sizes the lanes "
+                   "do not serve (384, 1536, 3072, 8192) keep it as the fewest-pruned",
                    lambda v: v.op != "powm" or v.bits < 1024, "prune"),
     ),
 )
@@ -804,8 +807,8 @@ def _mod_lanes_context(v: Variant) -> dict:
 # powm with an instance on L lanes of one warp (templates/kernel_mod_lanes.j2 over lib_modlanes.j2): Q words per lane
 # in registers, the Montgomery product's rows in the register-resident product's E/O windows (a word of b and the
 # reduction factor q shuffled to all, Q words passed down a lane per Q rows), the table of 16 powers in each lane's
-# private memory. H100, 512-bit exponents, M/s: 4.21 at 1024 bits (thread: 2.24), 1.05 at 2048 (0.29), 0.26 at 4096
-# (0.02).
+# private memory. H100, 512-bit exponents, M/s: 4.83 at 1024 bits (thread: 2.24), 1.21 at 2048 (0.29), 0.31 at 4096
+# (0.02); one lane of 8 or 16 words at 256 and 512 bits: 75.2 and 19.8 (thread: 55.9 and 13.3).
 MOD_LANES_MAX_BITS = 4096   # above, the thread per instance (modt) until it is measured: each size adds minutes to
                             # the CPU run of its OpenCL variant in CI
 MOD_LANES = OpFamily(
@@ -821,20 +824,35 @@ MOD_LANES = OpFamily(
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
         Constraint("mod_lanes_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each lane keeps 16 Q words of powers in "
                    "private memory)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
-        Constraint("mod_lanes_min_bits", "from 1024 bits (H100, powm with 512-bit exponents, M/s: at 512 bits the "
-                   "thread per instance ran 13.3 against 11.5 on two lanes of 8 words and 10.3 on four of 4; at 256, "
-                   "55.9 against 37.7)", lambda v: v.bits >= 1024, "prune"),
-        Constraint("mod_lanes_q8", "8 words per lane (H100, M/s, the first version's rows, a shift per row: 1024 bits "
-                   "2.98 against 2.93 for 16 words and 2.65 for 4; 2048 bits 0.75, 0.75 and 0.67): one variant per size "
-                   "keeps the OpenCL test run short",
-                   lambda v: v.q == 8, "prune"),
+        Constraint("mod_lanes_min_bits", "from 1024 bits; below, one lane (modl1) on CUDA and the thread per "
+                   "instance on OpenCL (H100, powm with 512-bit exponents, M/s: 512 bits one lane 19.8, two lanes of 8 "
+                   "words 16.5, the thread 13.3; 256 bits 75.2, 50.8 and 55.9)", lambda v: v.bits >= 1024, "prune"),
+        Constraint("mod_lanes_q16", "16 words per lane on CUDA (H100, powm with 512-bit exponents, M/s, 16 against 8 "
+                   "words: 1024 bits 4.83 against 4.30, 2048 1.214 against 1.086, 4096 0.312 against 0.268; the rows "
+                   "in the windows, where the first version's shifting rows had favoured 8); 8 on OpenCL, "
+                   "unmeasured on an OpenCL GPU, whose CPU test run in CI took 80-100 s per variant at 16 against "
+                   "under 20 at 8: one variant per size and backend",
+                   lambda v: v.q == (16 if v.backend == "cuda" else 8), "prune"),
     ),
 )
 
+# powm and powm_shared below 1024 bits on one lane of the modl kernel (kernel_mod_lanes.j2: its windowed Montgomery
+# product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.0 at 256 bits and 20.0 at 512 against the thread
+# per instance's 55.9 and 13.3. A one-lane square computing each cross product once, with 2 a's words as operands,
+# ran 75.3 and 19.1, so it was left out: the products it saves are not what bounds the kernel). CUDA only: on
+# OpenCL the thread per instance keeps these sizes (the one lane's setup shuffles through local memory and barriers,
+# and its CPU test run took 40-100 s per variant against ~10).
+MOD_LANES_ONE = replace(
+    MOD_LANES, name="modl1", lanes=(1,), qs=(8, 16), backends=("cuda",),
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
+        Constraint("modl1_max_bits", "below 1024 bits, where several lanes (modl) take over",
+                   lambda v: v.bits < 1024),
+    ))
+
 # mulmod_shared on the lanes (templates/kernel_mulmod_lanes.j2 over lib_modlanes.j2): two Montgomery products,
 # a R^2 and then b, with the modulus object's R^2 mod m, odd moduli only (even ones keep the mods thread per
-# instance's Barrett reduction). The powm family's shape: L lanes of 8 words, from 1024 bits, where the thread per
-# instance runs out of registers (H100: 230 registers at 1024 bits, 255 and a 2 KB stack at 2048).
+# instance's Barrett reduction). The powm family's shape: L lanes of 16 words (8 on OpenCL), from 1024 bits, where
+# the thread per instance runs out of registers (H100: 230 registers at 1024 bits, 255 and a 2 KB stack at 2048).
 MOD_LANES_MUL = replace(
     MOD_LANES, name="modlm", template="kernel_mulmod_lanes.j2", odd_moduli=True,
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
@@ -842,8 +860,10 @@ MOD_LANES_MUL = replace(
                    "CPU run to CI)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
         Constraint("modlm_min_bits", "from 1024 bits, where the thread per instance (mods) spills; below it ran at "
                    "58-87% of mul (H100, 256-512 bits)", lambda v: v.bits >= 1024, "prune"),
-        Constraint("modlm_q8", "8 words per lane, as powm's lanes (one variant per size)", lambda v: v.q == 8,
-                   "prune"),
+        Constraint("modlm_q16", "16 words per lane on CUDA, 8 on OpenCL, as powm's lanes (one variant per size and "
+                   "backend; H100, odd modulus, M/s, 16 against 8 words: 1024 bits 1633 against 1476, 2048 423 against "
+                   "384, 4096 108 against 98)",
+                   lambda v: v.q == (16 if v.backend == "cuda" else 8), "prune"),
     ))
 
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
@@ -887,7 +907,8 @@ EXPR_MOD = OpFamily(
 
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
-            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES, MOD_LANES_MUL, EXPR_MOD)
+            EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES,
+            MOD_LANES_ONE, MOD_LANES_MUL, EXPR_MOD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
@@ -911,14 +932,17 @@ def families_for(op: str) -> tuple:
 
 
 def family_of(v: Variant) -> OpFamily | None:
-    """The family that generates v: its operation, NTT or not, grid or not, its kind of lanes."""
-    for fam in families_for(v.op):
-        if ((v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
-                and (v.lanes is None) == (fam.lanes == (None,)) and (v.lanes is None or v.lanes in fam.lanes)
-                and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))
-                and v.staged in fam.staged):
-            return fam
-    return None
+    """The family that generates v: its operation, NTT or not, grid or not, its kind of lanes. Where several have
+    that shape, the first that also has v's Q and backend (powm's one-lane kernel, modl1, Q 8 or 16 on CUDA, leaves
+    384 bits and OpenCL to the thread per instance); where none has them, the first of the shape (whose constraints
+    then say what is wrong with v)."""
+    shaped = [fam for fam in families_for(v.op)
+              if (v.ntt is None) == (fam.ntts == (None,)) and (v.grid is None) == (fam.grids == (None,))
+              and (v.lanes is None) == (fam.lanes == (None,)) and (v.lanes is None or v.lanes in fam.lanes)
+              and (v.karatsuba is None) == (fam.karatsubas == (None,)) and v.owner == (fam.owners == (True,))
+              and v.staged in fam.staged]
+    held = [fam for fam in shaped if v.q in fam.qs and v.backend in fam.backends]
+    return (held or shaped or [None])[0]
 
 
 # ---- resource model (one formula, used by constraints, the registry and the templates) ----

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from generator import lanes_plan  # noqa: E402
 from test_modarith_lib import parse_functions, taint_scan  # noqa: E402
 
-SHAPES = ((4, 2), (8, 4))   # (Q words per lane, L lanes)
+SHAPES = ((4, 2), (8, 4), (8, 1), (16, 1))   # (Q words per lane, L lanes); one lane shuffles nothing
 
 
 def render(q, lanes):
