@@ -3,7 +3,10 @@
 # the CGBN marks (tuning/measure's run command: device buffers, random inputs, 257 instances checked against
 # GMP) and GMP on the host's cores. Run from the repository root after make (SIZES including 256..8192); logs to $OUT.
 # Knobs: MOD_STEPS ("tests bench"; "gmp": GMP's mpz on the host's cores, the same inputs; "shared": a shared modulus
-# against mul), MOD_SIZES, CT_SIZES, SHARED_SIZES, REPS.
+# against mul; "cgbn": CGBN's own perf harness on the same card, CGBN_TESTER naming its xmp_tester, built outside this
+# tree from NVlabs/CGBN's perf_tests, e.g. `nvcc -O3 -I../include -arch=sm_90 xmp_tester.cu -o xmp_tester
+# -Xlinker -Bstatic -lgmp -Xlinker -Bdynamic` where GMP's headers are; never committed), MOD_SIZES, CT_SIZES,
+# SHARED_SIZES, CGBN_SIZES, REPS.
 set -u
 OUT=${OUT:-out}
 mkdir -p "$OUT"
@@ -94,4 +97,17 @@ if has gmp; then
   } > "$OUT/gmp_cmds.txt"
   timeout 300 build/tuning/measure --backend cuda --tuning none < "$OUT/gmp_cmds.txt" 2>&1 | tee "$OUT/gmp.log" |
     awk '$1 == "gmpop" { printf "%-7s %5s %8s on %s threads: %9.3f s %10.3f M/s %s\n", $2, $3, $4, $5, $6, $4 / $6 / 1e6, $7 }'
+fi
+
+# CGBN beside midint on the same card: its harness's powm (512-bit exponents, odd modulus), gcd, modinv and div_qr
+# (2 bits by bits) at each size, every TPI it supports there; operands in its registers, as the marks
+CGBN_SIZES=${CGBN_SIZES:-"256 512 1024 2048 4096"}
+if has cgbn; then
+  echo "== CGBN's xmp_tester (${CGBN_TESTER:-unset})"
+  if [ -x "${CGBN_TESTER:-}" ]; then
+    # shellcheck disable=SC2086
+    timeout 500 "$CGBN_TESTER" powm_odd gcd modinv div_qr $CGBN_SIZES 2>&1 | tee "$OUT/cgbn.log" | tail -40
+  else
+    echo "CGBN_TESTER is not an executable: skipped"
+  fi
 fi
