@@ -808,7 +808,7 @@ def _mod_lanes_context(v: Variant) -> dict:
 # in registers, the Montgomery product's rows in the register-resident product's E/O windows (a word of b and the
 # reduction factor q shuffled to all, Q words passed down a lane per Q rows), the table of 16 powers in each lane's
 # private memory. H100, 512-bit exponents, M/s: 4.83 at 1024 bits (thread: 2.24), 1.21 at 2048 (0.29), 0.31 at 4096
-# (0.02); one lane of 8 or 16 words at 256 and 512 bits: 75.2 and 19.8 (thread: 55.9 and 13.3).
+# (0.02); one lane of 8 or 16 words at 256 and 512 bits (modl1): 74.5 and 20.2 (thread: 55.9 and 13.3).
 MOD_LANES_MAX_BITS = 4096   # above, the thread per instance (modt) until it is measured: each size adds minutes to
                             # the CPU run of its OpenCL variant in CI
 MOD_LANES = OpFamily(
@@ -825,8 +825,8 @@ MOD_LANES = OpFamily(
         Constraint("mod_lanes_max_bits", f"at most {MOD_LANES_MAX_BITS} bits (each lane keeps 16 Q words of powers in "
                    "private memory)", lambda v: v.bits <= MOD_LANES_MAX_BITS),
         Constraint("mod_lanes_min_bits", "from 1024 bits; below, one lane (modl1) on CUDA and the thread per "
-                   "instance on OpenCL (H100, powm with 512-bit exponents, M/s: 512 bits one lane 19.8, two lanes of 8 "
-                   "words 16.5, the thread 13.3; 256 bits 75.2, 50.8 and 55.9)", lambda v: v.bits >= 1024, "prune"),
+                   "instance on OpenCL (H100, powm with 512-bit exponents, M/s: 512 bits one lane 20.2, two lanes of 8 "
+                   "words 16.5, the thread 13.3; 256 bits 74.5, 50.8 and 55.9)", lambda v: v.bits >= 1024, "prune"),
         Constraint("mod_lanes_q16", "16 words per lane on CUDA (H100, powm with 512-bit exponents, M/s, 16 against 8 "
                    "words: 1024 bits 4.83 against 4.30, 2048 1.214 against 1.086, 4096 0.312 against 0.268; the rows "
                    "in the windows, where the first version's shifting rows had favoured 8); 8 on OpenCL, "
@@ -837,9 +837,10 @@ MOD_LANES = OpFamily(
 )
 
 # powm and powm_shared below 1024 bits on one lane of the modl kernel (kernel_mod_lanes.j2: its windowed Montgomery
-# product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.0 at 256 bits and 20.0 at 512 against the thread
+# product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.5 at 256 bits and 20.2 at 512 against the thread
 # per instance's 55.9 and 13.3. A one-lane square computing each cross product once, with 2 a's words as operands,
-# ran 75.3 and 19.1, so it was left out: the products it saves are not what bounds the kernel). CUDA only: on
+# ran 75.3 and 19.1 against 74.0 and 20.0 in the same calls, so it was left out: the products it saves are not what
+# bounds the kernel). CUDA only: on
 # OpenCL the thread per instance keeps these sizes (the one lane's setup shuffles through local memory and barriers,
 # and its CPU test run took 40-100 s per variant against ~10).
 MOD_LANES_ONE = replace(
