@@ -240,7 +240,7 @@ OPERATIONS = (
                       doc="the dividend's and the quotient's width in bits: a multiple of 32, at most 2 bits")),
               "q = floor(a / d), rem = a mod d for a dividend of abits bits (bits or 2 bits: a product) and a divisor "
               "of bits bits (like mpz_tdiv_qr)",
-              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modt", "modld"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("q", "a"), ("rem", "d")), reference=(("q", "(div a d)"), ("rem", "(mod a d)"))),
     Operation("mod", 13,
               (Out("r"), In("a", "abits", doc="the dividend, abits bits"),
@@ -248,7 +248,7 @@ OPERATIONS = (
                Scalar("abits", "x0", width=True, max_per_n=2, default_per_n=2,
                       doc="the dividend's width in bits: a multiple of 32, at most 2 bits")),
               "r = a mod d for a dividend of abits bits and a divisor of bits bits (like mpz_tdiv_r)",
-              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modt", "modld"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "d"),), reference=(("r", "(mod a d)"),)),
     Operation("mulmod", 14,
               (Out("r"), In("a"), In("b", slot="b"), In("m", slot="aux", nonzero=True, doc="the modulus, not zero")),

@@ -738,6 +738,7 @@ MAP = OpFamily(
 MOD_PRIVATE_MAX_BITS = 8192
 MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
+MOD_DIV_LANES_MIN_BITS = 4096   # divrem and mod on lanes (modld) from here, CUDA
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
 # (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
@@ -793,6 +794,10 @@ MOD_THREAD = OpFamily(
                    "4096); at 256 and 512 bits on CUDA one lane (modl1) owns the point (family_of); sizes the lanes "
                    "do not serve (384, 1536, 3072, 8192) keep it as the fewest-pruned",
                    lambda v: v.op != "powm" or v.bits < 1024, "prune"),
+        Constraint("modt_div_below_lanes", f"divrem and mod below {MOD_DIV_LANES_MIN_BITS} bits on CUDA, where the "
+                   "lanes (modld) take over; OpenCL keeps the thread per instance at every size",
+                   lambda v: v.op not in ("divrem", "mod") or v.bits < MOD_DIV_LANES_MIN_BITS
+                   or v.backend != "cuda", "prune"),
     ),
 )
 
@@ -867,6 +872,29 @@ MOD_LANES_MUL = replace(
                    lambda v: v.q == (16 if v.backend == "cuda" else 8), "prune"),
     ))
 
+# divrem and mod with an instance on L lanes of one warp (templates/kernel_div_lanes.j2): Algorithm D's partial
+# remainder and B^N - D spread over the lanes, Q words each, where the thread per instance (modt) keeps 3N words and
+# runs out of registers (its divrem walks local memory from 4096 bits). H200, divrem of 2 bits by bits, M/s: 146.5 at
+# 4096 bits (thread: 10.9; CGBN's best TPI on an H100: 103), 42.6 at 8192 (1.74), 12.4 at 16384 (0.036), 3.45 at
+# 32768 (0.0046).
+# CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
+# run of such a variant in CI costs minutes; OpenCL keeps the thread per instance.
+MOD_DIV_LANES = replace(
+    MOD_LANES, name="modld", template="kernel_div_lanes.j2", qs=(16, 32, 64), backends=("cuda",),
+    shared_words=lambda v: v.block // v.lanes * (v.words + 1),   # a row of N + 1 words per instance (the remainder)
+    render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes)},
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
+        Constraint("modld_q", "16 words per lane at 4096 bits, 32 above (H200, divrem of 2 bits by bits, M/s, Q = 16 / "
+                   "32 / 64: 4096 bits 146.5 / 131.3 / 105.3, 8192 40.0 / 42.6 / 35.9, 16384 11.6 / 12.4 / 11.5, "
+                   "32768 - / 3.45 / 3.26): one variant per size",
+                   lambda v: v.q == (16 if v.bits <= 4096 else 32), "prune"),
+        Constraint("modld_min_bits", f"from {MOD_DIV_LANES_MIN_BITS} bits, where the thread per instance's rows of "
+                   "shared memory end (H200, divrem at 2048 bits: the rows 504 M/s, 4 lanes of 16 words 416, 2 of 32 "
+                   "278)", lambda v: v.bits >= MOD_DIV_LANES_MIN_BITS, "prune"),
+        Constraint("modld_max_bits", f"at most {MOD_MAX_BITS} bits (where the modular operations end)",
+                   lambda v: v.bits <= MOD_MAX_BITS),
+    ))
+
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
 # constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
 MOD_SHARED = replace(
@@ -909,7 +937,7 @@ EXPR_MOD = OpFamily(
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
             EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES,
-            MOD_LANES_ONE, MOD_LANES_MUL, EXPR_MOD)
+            MOD_LANES_ONE, MOD_LANES_MUL, MOD_DIV_LANES, EXPR_MOD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
@@ -1026,5 +1054,5 @@ def candidates(op: str, bits: int, backend: str):
                                                               backend=backend, ntt=choice, grid=grid, lanes=lanes,
                                                               across=across, owner=owner, staged=staged,
                                                               karatsuba=kara)
-                                                if family_of(v) is fam:
+                                                if family_of(v) is fam and backend in fam.backends:
                                                     yield v
