@@ -240,7 +240,8 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     return MIDINT_OK;
 }
 
-const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count)
+/* midint_selected_variant's answer for a call whose modulus object is even (even_moduli) or odd / absent */
+static const char *selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count, int even_moduli)
 {
     if (!ctx) {
         midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_selected_variant: ctx is NULL");
@@ -259,5 +260,16 @@ const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned 
         return NULL;
     }
     const midint_variant *v = NULL;
-    return midint_dispatch(ctx, op, bits / 32, count, 0, &v) == MIDINT_OK ? v->name : NULL;
+    return midint_dispatch(ctx, op, bits / 32, count, even_moduli, &v) == MIDINT_OK ? v->name : NULL;
+}
+
+const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count)
+{
+    return selected_variant(ctx, op, bits, count, 0);
+}
+
+const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
+                                            const midint_modulus *mod)
+{
+    return selected_variant(ctx, op, bits, count, mod && !midint_modulus_is_odd(mod));
 }

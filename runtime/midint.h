@@ -307,8 +307,13 @@ midint_status midint_force_variant(midint_context *ctx, const char *name);
 
 /* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
  * midint_last_error(ctx). For an operation taking a modulus object: the choice for an odd modulus (an even one may go
- * to another variant: mulmod_shared's lanes take odd moduli only). */
+ * to another variant: mulmod_shared's lanes take odd moduli only; midint_selected_variant_modulus tells for one). */
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
+
+/* As midint_selected_variant, for a call taking the modulus object `mod`: its parity picks among the variants (NULL:
+ * as midint_selected_variant, the choice for an odd modulus). */
+const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
+                                            const midint_modulus *mod);
 
 /* The registry's hash (tuned tables name the registry they were made against). */
 const char *midint_registry_id(void);

@@ -328,6 +328,34 @@ def test_shared_arrays_in_place(ctx):
     assert da.to_ints() == want
 
 
+def test_selected_variant_for_a_modulus(ctx):
+    """ctx.selected_variant(op, bits, count, modulus=): none and an odd Modulus answer the plain choice; an even one
+    names a variant that takes even moduli: forced, the call with it runs and is right (a variant for odd moduli only
+    refuses it). Where the plain choice is on lanes (`_wL`, L > 1: mulmod_shared's odd-only lanes), the even choice
+    differs. A Modulus of another context or a freed one is refused."""
+    rng = random.Random("selected_modulus")
+    for bits in [b for b in sizes(ctx, "mulmod_shared") if b <= 4096]:
+        top = 1 << (bits - 1)
+        odd, even = ctx.modulus(top | rng.getrandbits(bits - 1) | 1, bits), ctx.modulus(top | 6, bits)
+        plain = ctx.selected_variant("mulmod_shared", bits, 64)
+        assert ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd) == plain
+        chosen = ctx.selected_variant("mulmod_shared", bits, 64, modulus=even)
+        if plain.split("_")[-2] != "w1":
+            assert chosen != plain, (bits, plain)
+        a, b = shared_operands(even.value, bits, rng, 9), shared_operands(even.value, bits, rng, 9)[::-1]
+        try:
+            ctx.force_variant(chosen)
+            assert ctx.mulmod_shared(a, b, even) == [x * y % even.value for x, y in zip(a, b)], (bits, chosen)
+        finally:
+            ctx.force_variant(None)
+        odd.free()
+        with pytest.raises(ValueError, match="not a live Modulus of this context"):
+            ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd)
+        with pytest.raises(ValueError, match="not a live Modulus of this context"):
+            ctx.selected_variant("mulmod_shared", bits, 64, modulus=7)
+        even.free()
+
+
 def test_shared_modulus_errors(ctx):
     """Refused: m < 1, m too wide for bits, bits not a multiple of 32, a call at other bits than the modulus's, an
     even modulus for powm, a freed one, another context's, an array where a Modulus is wanted; nothing written."""

@@ -274,7 +274,7 @@ static void cmd_time(midint_context *ctx, batch *b, const char *op_s, unsigned b
     midint_status st = op < 0 ? MIDINT_ERR_INVALID_ARGUMENT : prepare(ctx, b, bits, count);
     const char *chosen = name;
     if (st == MIDINT_OK)
-        st = choose_variant(ctx, (midint_op)op, bits, count, name, &chosen);
+        st = choose_variant(ctx, (midint_op)op, bits, count, name, NULL, &chosen);
     double ms = 0;
     launch_arg l = {ctx, (midint_op)op, b, square};
     if (st == MIDINT_OK)

@@ -23,13 +23,13 @@ static void host_release(void *p, void *arg)
 }
 
 midint_status choose_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count, const char *name,
-                             const char **chosen)
+                             const midint_modulus *mod, const char **chosen)
 {
     midint_status st = MIDINT_OK;
     midint_force_variant(ctx, NULL);
     if (strcmp(name, "default") != 0)
         st = midint_force_variant(ctx, name);
-    if (st == MIDINT_OK && !(*chosen = midint_selected_variant(ctx, op, bits, count)))
+    if (st == MIDINT_OK && !(*chosen = midint_selected_variant_modulus(ctx, op, bits, count, mod)))
         st = MIDINT_ERR_UNKNOWN_VARIANT;
     return st;
 }
@@ -125,8 +125,11 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
         bufs[k++] = dev[i];
     }
     batch_scalars(&b, scalars);
+    const midint_modulus *mod = NULL;   /* the call's modulus object, whose parity picks the variant */
+    for (unsigned i = 0; i < d->nparams; i++)
+        mod = d->params[i].kind == MIDINT_PARAM_MODULUS ? b.mod[i] : mod;
     if (st == MIDINT_OK)
-        st = choose_variant(ctx, (midint_op)op, bits, count, name, &chosen);
+        st = choose_variant(ctx, (midint_op)op, bits, count, name, mod, &chosen);
     double ms = 0;
     run_arg r = {ctx, &b, bufs, scalars};
     if (st == MIDINT_OK)

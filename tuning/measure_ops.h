@@ -7,10 +7,10 @@
 
 #include "midint.h"
 
-/* Force VARIANT (or, for "default", none) and say which variant the call will run (*chosen); a variant that is not
- * generated or does not serve the call: an error status. */
+/* Force VARIANT (or, for "default", none) and say which variant the call will run (*chosen) with the modulus object
+ * mod (NULL: none, or an odd one); a variant that is not generated or does not serve the call: an error status. */
 midint_status choose_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count, const char *name,
-                             const char **chosen);
+                             const midint_modulus *mod, const char **chosen);
 
 /* "run OP BITS COUNT VARIANT REPS [ARGS]": the operation on device buffers of random inputs (the test drivers'
  * pattern "random", or "pattern=NAME" among ARGS; ARGS as check_batch's: "ebits=512", "abits=2n", "secret=1"), timed (median of REPS), 257

@@ -60,6 +60,7 @@ PROTOTYPES = {
     "midint_tuning_status": (c_char_p, [c_void_p]),
     "midint_force_variant": (c_int, [c_void_p, c_char_p]),
     "midint_selected_variant": (c_char_p, [c_void_p, c_int, c_uint, c_size_t]),
+    "midint_selected_variant_modulus": (c_char_p, [c_void_p, c_int, c_uint, c_size_t, c_void_p]),
     "midint_registry_id": (c_char_p, []),
     "midint_variant_count": (c_size_t, []),
     "midint_variant_name": (c_char_p, [c_size_t]),

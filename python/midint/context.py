@@ -327,10 +327,16 @@ class Context:
         """Force a variant by name for its operation (None: clear every forced variant)."""
         self._call(self._lib.midint_force_variant, self._h, None if name is None else name.encode())
 
-    def selected_variant(self, op, bits, count):
-        """The variant a call (op, bits, count) would use now."""
+    def selected_variant(self, op, bits, count, modulus=None):
+        """The variant a call (op, bits, count) would use now; with `modulus` (a Modulus of this context), for a call
+        taking it (its parity picks among the variants; without it, the choice for an odd modulus)."""
+        if modulus is not None and (not isinstance(modulus, Modulus) or modulus.ctx is not self
+                                    or modulus.handle is None):
+            raise value_error(f"selected_variant: modulus={modulus!r} is not a live Modulus of this context",
+                              "MIDINT_ERR_INVALID_ARGUMENT")
         with self._lock:
-            name = self._lib.midint_selected_variant(self._h, self._op_code(op), bits, count)
+            name = self._lib.midint_selected_variant_modulus(self._h, self._op_code(op), bits, count,
+                                                             None if modulus is None else modulus.handle)
             if name is None:
                 raise MidintValueError("MIDINT_ERR_INVALID_ARGUMENT",
                                        self._lib.midint_last_error(self._h).decode(errors="replace"))
