@@ -27,18 +27,29 @@ FUNCTIONS = {
     "ms_powm": ((17, 0), ("ma_montmul", "ma_powm_ct", "ma_powm_fast")),  # tab 16N, acc
 }
 
-# kernel operation -> ((a, b): the kernel's own arrays, the library functions it may call)
-KERNELS = {
-    "divrem": ((6, 0), ("divrem",)),                # x (2N), d, q (2N), rm
-    "mod": ((6, 0), ("divrem",)),
-    "mulmod": ((4, 0), ("mulmod",)),                # x, y, o, m
-    "powm": ((3, 0), ("powm",)),                    # x, m, o
-    "gcd": ((3, 0), ("gcd",)),                      # x, y, o
-    "modinv": ((3, 0), ("modinv",)),                # x, y, o
-    "mulmod_shared": ((6, 1), ("ms_mulmod_barrett", "ms_mulmod", "mulmod")),   # x, m, o, y, mu (N + 1), r2
-    "powm_shared": ((5, 0), ("ms_powm", "powm")),   # x, m, o, r1, r2
+# kernel operation -> its own arrays in carving order, (name, a, b) for a N + b words each (the templates declare them
+# from this list: kernel_mod_thread.j2, kernel_mod_shared.j2), and the library functions it may call
+KERNEL_ARRAYS = {
+    "divrem": ((("x", 2, 0), ("d", 1, 0), ("q", 2, 0), ("rm", 1, 0)), ("divrem",)),
+    "mod": ((("x", 2, 0), ("d", 1, 0), ("q", 2, 0), ("rm", 1, 0)), ("divrem",)),
+    "mulmod": ((("x", 1, 0), ("y", 1, 0), ("o", 1, 0), ("m", 1, 0)), ("mulmod",)),
+    "powm": ((("x", 1, 0), ("m", 1, 0), ("o", 1, 0)), ("powm",)),
+    "gcd": ((("x", 1, 0), ("y", 1, 0), ("o", 1, 0)), ("gcd",)),
+    "modinv": ((("x", 1, 0), ("y", 1, 0), ("o", 1, 0)), ("modinv",)),
+    # x, m, o, then the constants each branch reads (the modulus object's: R^2 mod m, Barrett's mu of N + 1 words)
+    "mulmod_shared": ((("x", 1, 0), ("m", 1, 0), ("o", 1, 0), ("y", 1, 0), ("mu", 1, 1), ("r2", 1, 0)),
+                      ("ms_mulmod_barrett", "ms_mulmod", "mulmod")),
+    "powm_shared": ((("x", 1, 0), ("m", 1, 0), ("o", 1, 0), ("r1", 1, 0), ("r2", 1, 0)), ("ms_powm", "powm")),
 }
 
+# kernel operation -> ((a, b): the kernel's own arrays, a N + b words; the library functions it may call)
+KERNELS = {op: ((sum(a for _, a, _ in arrays), sum(b for _, _, b in arrays)), calls)
+           for op, (arrays, calls) in KERNEL_ARRAYS.items()}
+
+
+def kernel_arrays(op: str, n: int) -> list:
+    """op's kernel arrays at N = n words: [(name, words)] in carving order."""
+    return [(name, a * n + b) for name, a, b in KERNEL_ARRAYS[op][0]]
 
 def own(table: dict, name: str, n: int) -> int:
     (a, b), _ = table[name]

@@ -780,7 +780,7 @@ MOD_THREAD = OpFamily(
     render_context=lambda v: {"rows": mod_rows(v),
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
-                              "ws_own": mod_scratch.own(mod_scratch.KERNELS, v.op, v.words)},
+                              "arrays": mod_scratch.kernel_arrays(v.op, v.words)},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
