@@ -874,9 +874,9 @@ MOD_LANES_MUL = replace(
 
 # divrem and mod with an instance on L lanes of one warp (templates/kernel_div_lanes.j2): Algorithm D's partial
 # remainder and B^N - D spread over the lanes, Q words each, where the thread per instance (modt) keeps 3N words and
-# runs out of registers (its divrem walks local memory from 4096 bits). H200, divrem of 2 bits by bits, M/s: 146.5 at
-# 4096 bits (thread: 10.9; CGBN's best TPI on an H100: 103), 42.6 at 8192 (1.74), 12.4 at 16384 (0.036), 3.45 at
-# 32768 (0.0046).
+# runs out of registers (its divrem walks local memory from 4096 bits). H100, divrem of 2 bits by bits, M/s: 147.9 at
+# 4096 bits (the thread per instance: 9.99; CGBN's best TPI: 103), 43.1 at 8192 (2.89), 12.5 at 16384 (0.036), 3.43
+# at 32768 (0.0046).
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
 # run of such a variant in CI costs minutes; OpenCL keeps the thread per instance.
 MOD_DIV_LANES = replace(

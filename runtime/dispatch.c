@@ -240,8 +240,8 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     return MIDINT_OK;
 }
 
-/* midint_selected_variant's answer for a call whose modulus object is even (even_moduli) or odd / absent */
-static const char *selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count, int even_moduli)
+const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
+                                        int even_moduli)
 {
     if (!ctx) {
         midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_selected_variant: ctx is NULL");
@@ -265,11 +265,5 @@ static const char *selected_variant(midint_context *ctx, midint_op op, unsigned 
 
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count)
 {
-    return selected_variant(ctx, op, bits, count, 0);
-}
-
-const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
-                                            const midint_modulus *mod)
-{
-    return selected_variant(ctx, op, bits, count, mod && !midint_modulus_is_odd(mod));
+    return midint_selected_variant_for(ctx, op, bits, count, 0);
 }

@@ -9,6 +9,11 @@
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
                               const midint_variant **out);
 
+/* midint_selected_variant's answer (its checks of the arguments too) for a call whose modulus object is even
+ * (even_moduli) or odd or absent; midint_selected_variant_modulus (modulus.c) passes its object's parity. */
+const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
+                                        int even_moduli);
+
 /* Forget remembered dispatch decisions (the forced variants or the tuned table changed). */
 void midint_dispatch_forget(midint_context *ctx);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "modulus.h"
 
 /* x = 2 x mod m for x < m (n words): the doubled value is below 2m, so one subtraction of m reduces it. */
@@ -148,6 +149,12 @@ unsigned midint_modulus_bits(const midint_modulus *mod)
 int midint_modulus_is_odd(const midint_modulus *mod)
 {
     return mod ? mod->odd : 0;
+}
+
+const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
+                                            const midint_modulus *mod)
+{
+    return midint_selected_variant_for(ctx, op, bits, count, mod && !mod->odd);
 }
 
 void midint_modulus_free(midint_modulus *mod)
