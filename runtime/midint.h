@@ -311,7 +311,8 @@ midint_status midint_force_variant(midint_context *ctx, const char *name);
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
 
 /* As midint_selected_variant, for a call taking the modulus object `mod`: its parity picks among the variants (NULL:
- * as midint_selected_variant, the choice for an odd modulus). */
+ * as midint_selected_variant, the choice for an odd modulus; an object of another context: NULL, as the calls refuse
+ * it). */
 const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
                                             const midint_modulus *mod);
 

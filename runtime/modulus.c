@@ -154,6 +154,11 @@ int midint_modulus_is_odd(const midint_modulus *mod)
 const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, unsigned bits, size_t count,
                                             const midint_modulus *mod)
 {
+    if (ctx && mod && mod->ctx != ctx) {   /* as the calls refuse it */
+        midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT,
+                    "midint_selected_variant_modulus: mod was made on another context");
+        return NULL;
+    }
     return midint_selected_variant_for(ctx, op, bits, count, mod && !mod->odd);
 }
 

@@ -353,6 +353,14 @@ def test_selected_variant_for_a_modulus(ctx):
             ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd)
         with pytest.raises(ValueError, match="not a live Modulus of this context"):
             ctx.selected_variant("mulmod_shared", bits, 64, modulus=7)
+        other = midint.Context(ctx.backend)
+        try:   # the C function itself refuses another context's object, as the calls do
+            theirs = other.modulus(7, bits)
+            op = midint.OPS["mulmod_shared"].code
+            assert ctx._lib.midint_selected_variant_modulus(ctx._h, op, bits, 64, theirs.handle) is None
+            assert "another context" in ctx._lib.midint_last_error(ctx._h).decode()
+        finally:
+            other.close()
         even.free()
 
 
