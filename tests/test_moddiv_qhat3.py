@@ -35,7 +35,7 @@ def qhat3(tmp_path_factory):
     if cc is None:
         pytest.skip("needs cc")
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
-    lib = env.from_string('{% import "lib_moddiv.j2" as md %}{{ md.define_qhat("h") }}{{ md.define_qhat3("h") }}')
+    lib = env.from_string('{% import "lib_moddiv.j2" as md %}{{ md.define_qhat("h") }}')
     d = tmp_path_factory.mktemp("qhat3")
     src = d / "qhat3.c"
     src.write_text(HOST_PRELUDE + lib.render() + MAIN)

@@ -125,7 +125,7 @@ def words(x):
 
 def estimates(x, d):
     """Per quotient word, as define_rows computes it (the same D and Y for any N >= words(d)): (the 2-by-1 estimate
-    from the window's top two words by D's top word, minus the true word; md_qhat's 3-by-2 estimate minus it)"""
+    from the window's top two words by D's top word, minus the true word; the 3-by-2 estimate, md_qhat3's, minus it)"""
     nd = words(d)
     c = 32 - (d >> (32 * (nd - 1))).bit_length()
     D, Y = d << c, x << c
