@@ -24,8 +24,9 @@ from .expr_plan import lifetime_slots
 PLAIN_OPS = frozenset({"add", "sub", "mullo", "const"})
 
 # ---- the operation-count model (units: word multiply-adds) ----
-QHAT = 16     # one quotient word's estimate beside its row of N multiply-adds (md_qhat: a 2-by-1 division by the
-              # reciprocal, two corrections, Knuth's two tests against the second word; the add-back test)
+QHAT = 16     # one quotient word's estimate beside its row of N multiply-adds (counted for the old md_qhat: a 2-by-1
+              # division by the reciprocal, two corrections, Knuth's two tests; md_qhat3, which replaced it, has
+              # about half its instructions: left at 16 until the model is calibrated again on a GPU)
 RECIP = 16    # a division's fixed part beyond its shifts: md_recip's 64-by-32 division
 
 
