@@ -27,11 +27,14 @@ FUNCTIONS = {
     "ms_powm": ((17, 0), ("ma_montmul", "ma_powm_ct", "ma_powm_fast")),  # tab 16N, acc
 }
 
+# the divisions' arrays: x (2N), d, q (2N), rm; mod makes the quotient too (divrem's function), and drops it
+_DIVISION = ((("x", 2, 0), ("d", 1, 0), ("q", 2, 0), ("rm", 1, 0)), ("divrem",))
+
 # kernel operation -> its own arrays in carving order, (name, a, b) for a N + b words each (the templates declare them
 # from this list: kernel_mod_thread.j2, kernel_mod_shared.j2), and the library functions it may call
 KERNEL_ARRAYS = {
-    "divrem": ((("x", 2, 0), ("d", 1, 0), ("q", 2, 0), ("rm", 1, 0)), ("divrem",)),
-    "mod": ((("x", 2, 0), ("d", 1, 0), ("q", 2, 0), ("rm", 1, 0)), ("divrem",)),
+    "divrem": _DIVISION,
+    "mod": _DIVISION,
     "mulmod": ((("x", 1, 0), ("y", 1, 0), ("o", 1, 0), ("m", 1, 0)), ("mulmod",)),
     "powm": ((("x", 1, 0), ("m", 1, 0), ("o", 1, 0)), ("powm",)),
     "gcd": ((("x", 1, 0), ("y", 1, 0), ("o", 1, 0)), ("gcd",)),
@@ -50,6 +53,7 @@ KERNELS = {op: ((sum(a for _, a, _ in arrays), sum(b for _, _, b in arrays)), ca
 def kernel_arrays(op: str, n: int) -> list:
     """op's kernel arrays at N = n words: [(name, words)] in carving order."""
     return [(name, a * n + b) for name, a, b in KERNEL_ARRAYS[op][0]]
+
 
 def own(table: dict, name: str, n: int) -> int:
     (a, b), _ = table[name]
