@@ -1,8 +1,8 @@
-"""templates/lib_moddiv.j2's md_recip3 and md_qhat3 (the lanes division's quotient estimate, kernel_div_lanes.j2)
-compiled on the host: the reciprocal against floor((B^3 - 1) / <d1 d0>) - B and the estimate against
-min(floor(<u2 u1 u0> / <d1 d0>), B - 1), for normalized divisors at the edges (top word 2^31, 2^31 + 1, all ones;
-low word 0, 1, all ones) and random, and windows <u2 u1> from 0 to <d1 d0> itself (the case outside the method's
-range) with u0 0, all ones or random."""
+"""templates/lib_moddiv.j2's md_recip3 and md_qhat3 (every division's quotient word estimate: the thread's forms, the
+rows, kernel_div_lanes.j2's lanes) compiled on the host: the reciprocal against floor((B^3 - 1) / <d1 d0>) - B and
+the estimate against min(floor(<u2 u1 u0> / <d1 d0>), B - 1), for normalized divisors at the edges (top word 2^31,
+2^31 + 1, all ones; low word 0, 1, all ones) and random, and windows <u2 u1> from 0 to <d1 d0> itself (the case
+outside the method's range) with u0 0, all ones or random."""
 
 import random
 import shutil
@@ -50,7 +50,7 @@ def cases(rng):
     tops = (1 << 31, (1 << 31) + 1, B - 1, B - 2) + tuple(rng.randrange(1 << 31, B) for _ in range(300))
     lows = (0, 1, B - 1, 1 << 31)
     out = []
-    for k, d1 in enumerate(tops):
+    for d1 in tops:
         for d0 in lows + (rng.randrange(B),):
             dd = d1 * B + d0
             for top in (0, 1, dd - 1, dd, rng.randrange(dd), rng.randrange(B), dd - rng.randrange(1, B)):
