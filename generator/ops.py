@@ -268,7 +268,7 @@ OPERATIONS = (
               in_place=(("r", "base"), ("r", "m")), reference=(("r", "(powm base exp m)"),)),
     Operation("gcd", 16, (Out("r"), In("a"), In("b", slot="b")),
               "r = gcd(a, b) (gcd(a, 0) = a, gcd(0, 0) = 0; like mpz_gcd)",
-              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modt", "modlg"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "a"), ("r", "b")), reference=(("r", "(gcd a b)"),)),
     Operation("modinv", 17,
               (Out("r"), Out("ok", "1", slot="aux", optional=True, doc="1 where the inverse exists, else 0 (r is 0)"),

@@ -739,6 +739,7 @@ MOD_PRIVATE_MAX_BITS = 8192
 MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
 MOD_DIV_LANES_MIN_BITS = 4096   # divrem and mod on lanes (modld) from here, CUDA
+MOD_GCD_LANES_MIN_BITS = 4096   # gcd on lanes (modlg) from here, CUDA
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
 # (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
@@ -794,6 +795,9 @@ MOD_THREAD = OpFamily(
                    "4096); at 256 and 512 bits on CUDA one lane (modl1) owns the point (family_of); sizes the lanes "
                    "do not serve (384, 1536, 3072, 8192) keep it as the fewest-pruned",
                    lambda v: v.op != "powm" or v.bits < 1024, "prune"),
+        Constraint("modt_gcd_below_lanes", f"gcd below {MOD_GCD_LANES_MIN_BITS} bits on CUDA, where the lanes (modlg) "
+                   "take over; OpenCL keeps the thread per instance at every size",
+                   lambda v: v.op != "gcd" or v.bits < MOD_GCD_LANES_MIN_BITS or v.backend != "cuda", "prune"),
         Constraint("modt_div_below_lanes", f"divrem and mod below {MOD_DIV_LANES_MIN_BITS} bits on CUDA, where the "
                    "lanes (modld) take over; OpenCL keeps the thread per instance at every size",
                    lambda v: v.op not in ("divrem", "mod") or v.bits < MOD_DIV_LANES_MIN_BITS
@@ -895,6 +899,25 @@ MOD_DIV_LANES = replace(
                    lambda v: v.bits <= MOD_MAX_BITS),
     ))
 
+# gcd with an instance on L lanes of one warp (templates/kernel_gcd_lanes.j2): lib_modgcd.j2's blocked binary gcd,
+# the two values spread over the lanes, where the thread per instance (modt) keeps 2N words and walks local memory
+# from 4096 bits. Every lane runs the block's steps (a warp issues them once for all its lanes), so fewer lanes of
+# more words cost less while the words fit the registers. H100, random operands, M/s: 16.26 at 4096 bits (the thread
+# per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384, 0.253 at 32768 (the thread's
+# scratch mode: about 0.005 and 0.0003). CUDA only, as modld.
+MOD_GCD_LANES = replace(
+    MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(16, 32, 64),
+    constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
+        Constraint("modlg_q64", "64 words per lane (H100, M/s, Q = 16 / 32 / 64: 4096 bits 10.2 / 14.8 / 16.3, 8192 "
+                   "2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253; at 64 ptxas spills 216 "
+                   "bytes, still the fastest): one variant per size", lambda v: v.q == 64, "prune"),
+        Constraint("modlg_min_bits", f"from {MOD_GCD_LANES_MIN_BITS} bits (H100, 2048 bits: the thread per instance "
+                   "66.2 M/s, 2 lanes of 32 words 58.6, 4 of 16 40.5)",
+                   lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS, "prune"),
+        Constraint("modlg_max_bits", f"at most {MOD_MAX_BITS} bits (where the modular operations end)",
+                   lambda v: v.bits <= MOD_MAX_BITS),
+    ))
+
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
 # constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
 MOD_SHARED = replace(
@@ -937,7 +960,7 @@ EXPR_MOD = OpFamily(
 
 FAMILIES = (ADDSUB, MUL, NTT, ADDSUB_GRID, NTT_GRID, LANES, LANES_K, LANES_OWNER, EXPR, EXPR_LANES, EXPR_OWNER,
             EXPR_NTT, EXPR_GRID, ADDSUB_LANES, MAP, SQR_THREAD, SQR_OWNER, MOD_THREAD, MOD_SHARED, MOD_LANES,
-            MOD_LANES_ONE, MOD_LANES_MUL, MOD_DIV_LANES, EXPR_MOD)
+            MOD_LANES_ONE, MOD_LANES_MUL, MOD_DIV_LANES, MOD_GCD_LANES, EXPR_MOD)
 FAMILY_BY_NAME = {fam.name: fam for fam in FAMILIES}
 # every built-in operation, in the table's order (its op codes), with the families its row names
 OPS = {op.name: tuple(FAMILY_BY_NAME[f] for f in op.families) for op in ops.OPERATIONS}
