@@ -274,7 +274,7 @@ OPERATIONS = (
               (Out("r"), Out("ok", "1", slot="aux", optional=True, doc="1 where the inverse exists, else 0 (r is 0)"),
                In("a"), In("m", slot="b", nonzero=True, doc="the modulus, not zero")),
               "r = a^-1 mod m where gcd(a, m) = 1, else r = 0 and ok[i] = 0 (like mpz_invert; m = 1 gives 0, ok 1)",
-              ("modt",), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
+              ("modt", "modlg"), "mod", MOD_PATTERNS, MOD_CHAINS, bench="instances",
               in_place=(("r", "a"), ("r", "m")), reference=(("r", "(invert a m)"), ("ok", "(invertible a m)"))),
     # a modulus shared by the whole batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): a midint_modulus
     # object made once (ECC and ZK fields, one RSA key over many messages), Barrett's mu and Montgomery's R mod m,

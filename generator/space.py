@@ -739,7 +739,6 @@ MOD_PRIVATE_MAX_BITS = 8192
 MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
 MOD_DIV_LANES_MIN_BITS = 4096   # divrem and mod on lanes (modld) from here, CUDA
-MOD_GCD_LANES_MIN_BITS = 4096   # gcd on lanes (modlg) from here, CUDA
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
 # (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
@@ -795,9 +794,10 @@ MOD_THREAD = OpFamily(
                    "4096); at 256 and 512 bits on CUDA one lane (modl1) owns the point (family_of); sizes the lanes "
                    "do not serve (384, 1536, 3072, 8192) keep it as the fewest-pruned",
                    lambda v: v.op != "powm" or v.bits < 1024, "prune"),
-        Constraint("modt_gcd_below_lanes", f"gcd below {MOD_GCD_LANES_MIN_BITS} bits on CUDA, where the lanes (modlg) "
-                   "take over; OpenCL keeps the thread per instance at every size",
-                   lambda v: v.op != "gcd" or v.bits < MOD_GCD_LANES_MIN_BITS or v.backend != "cuda", "prune"),
+        Constraint("modt_gcd_below_lanes", "gcd below 4096 bits and modinv below 2048 on CUDA, where the lanes "
+                   "(modlg) take over (modinv only up to 8192 bits); OpenCL keeps the thread per instance at every size",
+                   lambda v: v.op not in MOD_GCD_LANES_MIN_BITS or v.backend != "cuda"
+                   or not MOD_GCD_LANES_MIN_BITS[v.op] <= v.bits <= MOD_GCD_LANES_MAX_BITS[v.op], "prune"),
         Constraint("modt_div_below_lanes", f"divrem and mod below {MOD_DIV_LANES_MIN_BITS} bits on CUDA, where the "
                    "lanes (modld) take over; OpenCL keeps the thread per instance at every size",
                    lambda v: v.op not in ("divrem", "mod") or v.bits < MOD_DIV_LANES_MIN_BITS
@@ -899,23 +899,32 @@ MOD_DIV_LANES = replace(
                    lambda v: v.bits <= MOD_MAX_BITS),
     ))
 
-# gcd with an instance on L lanes of one warp (templates/kernel_gcd_lanes.j2): lib_modgcd.j2's blocked binary gcd,
-# the two values spread over the lanes, where the thread per instance (modt) keeps 2N words and walks local memory
-# from 4096 bits. Every lane runs the block's steps (a warp issues them once for all its lanes), so fewer lanes of
-# more words cost less while the words fit the registers. H100, random operands, M/s: 16.26 at 4096 bits (the thread
-# per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384, 0.253 at 32768 (the thread's
-# scratch mode: about 0.005 and 0.0003). CUDA only, as modld.
+# gcd and modinv with an instance on L lanes of one warp (templates/kernel_gcd_lanes.j2): lib_modgcd.j2's blocked
+# binary gcd, the values spread over the lanes, where the thread per instance (modt) keeps 2N words (modinv 5N) and
+# walks local memory. Every lane runs the block's steps (a warp issues them once for all its lanes), so fewer lanes of
+# more words cost less while the words fit the registers. modinv records the blocks' matrices (4 words each, private
+# memory) and replays them on the cofactors, so that X, Y or U, V, P are live at a time. H100, random operands, M/s:
+# gcd 16.26 at 4096 bits (the thread per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384,
+# 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv 26.7 at 2048 (18.6; CGBN 10.8), 6.75 at
+# 4096 (0.86; CGBN 4.17), 1.69 at 8192 (0.095). CUDA only, as modld.
+MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 32}
+MOD_GCD_LANES_MIN_BITS = {"gcd": 4096, "modinv": 2048}
+MOD_GCD_LANES_MAX_BITS = {"gcd": MOD_MAX_BITS, "modinv": 8192}
 MOD_GCD_LANES = replace(
     MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(16, 32, 64),
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
-        Constraint("modlg_q64", "64 words per lane (H100, M/s, Q = 16 / 32 / 64: 4096 bits 10.2 / 14.8 / 16.3, 8192 "
-                   "2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253; at 64 ptxas spills 216 "
-                   "bytes, still the fastest): one variant per size", lambda v: v.q == 64, "prune"),
-        Constraint("modlg_min_bits", f"from {MOD_GCD_LANES_MIN_BITS} bits (H100, 2048 bits: the thread per instance "
-                   "66.2 M/s, 2 lanes of 32 words 58.6, 4 of 16 40.5)",
-                   lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS, "prune"),
-        Constraint("modlg_max_bits", f"at most {MOD_MAX_BITS} bits (where the modular operations end)",
-                   lambda v: v.bits <= MOD_MAX_BITS),
+        Constraint("modlg_q", "64 words per lane for gcd, 32 for modinv (H100, M/s, Q = 16 / 32 / 64: gcd 4096 bits "
+                   "10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253 (at 64 "
+                   "ptxas spills 216 bytes, still the fastest); modinv 2048 24.0 / 26.7 / -, 4096 6.23 / 6.75 / 6.54 "
+                   "(64: 255 registers and 1.2 KB spilled), 8192 1.67 / 1.69 / 1.65): one variant per size",
+                   lambda v: v.q == MOD_GCD_LANES_Q[v.op], "prune"),
+        Constraint("modlg_min_bits", "gcd from 4096 bits, modinv from 2048 (H100, 2048 bits, M/s: gcd the thread per "
+                   "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv the thread 18.6, 2 lanes of 32 words "
+                   "26.7)", lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS[v.op], "prune"),
+        Constraint("modlg_max_bits", f"gcd up to {MOD_MAX_BITS} bits (where the modular operations end), modinv up to "
+                   "8192: its recorded matrices take 4 words a block in each thread's private memory (8.7 KB at 8192 "
+                   "bits), which CUDA reserves for every thread the device holds (2.4 GB on an H100 at 8192 bits)",
+                   lambda v: v.bits <= MOD_GCD_LANES_MAX_BITS[v.op]),
     ))
 
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
