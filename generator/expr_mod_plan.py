@@ -25,8 +25,10 @@ PLAIN_OPS = frozenset({"add", "sub", "mullo", "const"})
 
 # ---- the operation-count model (units: word multiply-adds) ----
 QHAT = 16     # one quotient word's estimate beside its row of N multiply-adds (counted for the old md_qhat: a 2-by-1
-              # division by the reciprocal, two corrections, Knuth's two tests; md_qhat3, which replaced it, has
-              # about half its instructions: left at 16 until the model is calibrated again on a GPU)
+              # division by the reciprocal, two corrections, Knuth's two tests). md_qhat3, which replaced it, has
+              # about half its instructions, but mulmod measured with each (H100, results/h100-2026-11-27-gcd/) moved
+              # +9.6% at 256 bits and within the noise from 512: the estimate's latency hides behind the row. Left at
+              # 16 until the modular expressions themselves are measured with another value.
 RECIP = 16    # a division's fixed part beyond its shifts: md_recip's 64-by-32 division
 
 
