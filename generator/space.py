@@ -912,6 +912,8 @@ MOD_GCD_LANES_MIN_BITS = {"gcd": 4096, "modinv": 2048}
 MOD_GCD_LANES_MAX_BITS = {"gcd": MOD_MAX_BITS, "modinv": 8192}
 MOD_GCD_LANES = replace(
     MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(16, 32, 64),
+    # gcd's shifts by the powers of two go through a row of N + 1 shared words per instance; modinv uses none
+    shared_words=lambda v: v.block // v.lanes * (v.words + 1) if v.op == "gcd" else 0,
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
         Constraint("modlg_q", "64 words per lane for gcd, 32 for modinv (H100, M/s, Q = 16 / 32 / 64: gcd 4096 bits "
                    "10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253 (at 64 "
