@@ -738,7 +738,7 @@ MAP = OpFamily(
 MOD_PRIVATE_MAX_BITS = 8192
 MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
-MOD_DIV_LANES_MIN_BITS = 4096   # divrem and mod on lanes (modld) from here, CUDA
+MOD_DIV_LANES_MIN_BITS = 3072   # divrem and mod on lanes (modld) from here, CUDA
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
 # (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
@@ -792,9 +792,9 @@ MOD_THREAD = OpFamily(
         Constraint("modt_powm_below_lanes", "powm below 1024 bits, where the lanes (modl) take over (H100, 512-bit "
                    "exponents: 4.31 against 2.24 M/s at 1024 bits, 1.08 against 0.29 at 2048, 0.27 against 0.02 at "
                    "4096); at 256 and 512 bits on CUDA one lane (modl1) owns the point (family_of); sizes the lanes "
-                   "do not serve (384, 1536, 3072, 8192) keep it as the fewest-pruned",
+                   "do not serve (384 and 8192; 1536 and 3072 on OpenCL) keep it as the fewest-pruned",
                    lambda v: v.op != "powm" or v.bits < 1024, "prune"),
-        Constraint("modt_gcd_below_lanes", "gcd below 4096 bits and modinv below 2048 on CUDA, where the lanes "
+        Constraint("modt_gcd_below_lanes", "gcd below 3072 bits and modinv below 1536 on CUDA, where the lanes "
                    "(modlg) take over (modinv only up to 8192 bits); OpenCL keeps the thread per instance at every size",
                    lambda v: v.op not in MOD_GCD_LANES_MIN_BITS or v.backend != "cuda"
                    or not MOD_GCD_LANES_MIN_BITS[v.op] <= v.bits <= MOD_GCD_LANES_MAX_BITS[v.op], "prune"),
@@ -824,7 +824,7 @@ MOD_LANES = OpFamily(
     name="modl",
     template="kernel_mod_lanes.j2",
     limbs=("u32",),
-    qs=(4, 8, 16),
+    qs=(4, 8, 12, 16, 24),   # 12 and 24: 3072 bits on a power-of-two number of lanes
     ipbs=LANES.ipbs,
     lanes=(2, 4, 8, 16, 32),
     shared_words=lambda v: 0,   # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread)
@@ -840,10 +840,18 @@ MOD_LANES = OpFamily(
                    "words: 1024 bits 4.83 against 4.30, 2048 1.214 against 1.086, 4096 0.312 against 0.268; the rows "
                    "in the windows, where the first version's shifting rows had favoured 8); 8 on OpenCL, "
                    "unmeasured on an OpenCL GPU, whose CPU test run in CI took 80-100 s per variant at 16 against "
-                   "under 20 at 8: one variant per size and backend",
-                   lambda v: v.q == (16 if v.backend == "cuda" else 8), "prune"),
+                   "under 20 at 8: one variant per size and backend. On CUDA 24 at 1536 and 3072 bits, where 16 "
+                   "gives no power-of-two number of lanes (H100, M/s, Q = 12 / 24, the thread per instance beside: 1536 "
+                   "bits 2.19 / 2.22 / 0.99, 3072 0.543 / 0.570 / 0.109)",
+                   lambda v: v.backend != "cuda" or v.q == MOD_LANES_Q_CUDA.get(v.bits, 16), "prune"),
+        Constraint("mod_lanes_opencl_q8", "8 words per lane on OpenCL, the only Q there (mod_lanes_q16's CI times): "
+                   "sizes whose 8-word lanes are not a power of two (1536, 3072) keep the thread per instance",
+                   lambda v: v.backend != "opencl" or v.q == 8),
     ),
 )
+
+# powm's Q per size on CUDA where the default 16 gives no power-of-two number of lanes (mod_lanes_q16)
+MOD_LANES_Q_CUDA = {1536: 24, 3072: 24}
 
 # powm and powm_shared below 1024 bits on one lane of the modl kernel (kernel_mod_lanes.j2: its windowed Montgomery
 # product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.5 at 256 bits and 20.2 at 512 against the thread
@@ -878,20 +886,22 @@ MOD_LANES_MUL = replace(
 
 # divrem and mod with an instance on L lanes of one warp (templates/kernel_div_lanes.j2): Algorithm D's partial
 # remainder and B^N - D spread over the lanes, Q words each, where the thread per instance (modt) keeps 3N words and
-# runs out of registers (its divrem walks local memory from 4096 bits). H100, divrem of 2 bits by bits, M/s: 147.9 at
-# 4096 bits (the thread per instance: 9.99; CGBN's best TPI: 103), 43.1 at 8192 (2.89), 12.5 at 16384 (0.036), 3.43
-# at 32768 (0.0046).
+# runs out of registers (its divrem walks local memory from 3072 bits). H100, divrem of 2 bits by bits, M/s: 227.0 at
+# 3072 bits (the thread per instance: 48.0), 147.9 at 4096 (9.99; CGBN's best TPI: 103), 43.1 at 8192 (2.89), 12.5 at
+# 16384 (0.036), 3.43 at 32768 (0.0046).
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
 # run of such a variant in CI costs minutes; OpenCL keeps the thread per instance.
+MOD_DIV_LANES_Q = {3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_q)
 MOD_DIV_LANES = replace(
-    MOD_LANES, name="modld", template="kernel_div_lanes.j2", qs=(16, 32, 64), backends=("cuda",),
+    MOD_LANES, name="modld", template="kernel_div_lanes.j2", qs=(12, 16, 24, 32, 48, 64), backends=("cuda",),
     shared_words=lambda v: v.block // v.lanes * (v.words + 1),   # a row of N + 1 words per instance (the remainder)
     render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes)},
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
-        Constraint("modld_q", "16 words per lane at 4096 bits, 32 above (H200, divrem of 2 bits by bits, M/s, Q = 16 / "
-                   "32 / 64: 4096 bits 146.5 / 131.3 / 105.3, 8192 40.0 / 42.6 / 35.9, 16384 11.6 / 12.4 / 11.5, "
-                   "32768 - / 3.45 / 3.26): one variant per size",
-                   lambda v: v.q == (16 if v.bits <= 4096 else 32), "prune"),
+        Constraint("modld_q", "24 words per lane at 3072 bits, 16 at 4096, 32 above (H200, divrem of 2 bits by bits, "
+                   "M/s, Q = 16 / 32 / 64: 4096 bits 146.5 / 131.3 / 105.3, 8192 40.0 / 42.6 / 35.9, 16384 11.6 / 12.4 "
+                   "/ 11.5, 32768 - / 3.45 / 3.26; H100, 3072 bits, Q = 12 / 24 / 48: 225.6 / 227.6 / 177.9, the thread "
+                   "per instance 48.0): one variant per size",
+                   lambda v: v.q == MOD_DIV_LANES_Q.get(v.bits, 32), "prune"),
         Constraint("modld_min_bits", f"from {MOD_DIV_LANES_MIN_BITS} bits, where the thread per instance's rows of "
                    "shared memory end (H200, divrem at 2048 bits: the rows 504 M/s, 4 lanes of 16 words 416, 2 of 32 "
                    "278)", lambda v: v.bits >= MOD_DIV_LANES_MIN_BITS, "prune"),
@@ -907,22 +917,25 @@ MOD_DIV_LANES = replace(
 # gcd 16.26 at 4096 bits (the thread per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384,
 # 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv 26.7 at 2048 (18.6; CGBN 10.8), 6.75 at
 # 4096 (0.86; CGBN 4.17), 1.69 at 8192 (0.095). CUDA only, as modld.
-MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 32}
-MOD_GCD_LANES_MIN_BITS = {"gcd": 4096, "modinv": 2048}
+MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 32}            # Q per operation (modlg_q) ...
+MOD_GCD_LANES_Q_AT = {("gcd", 3072): 48, ("modinv", 1536): 24, ("modinv", 3072): 24}   # ... and where it differs
+MOD_GCD_LANES_MIN_BITS = {"gcd": 3072, "modinv": 1536}
 MOD_GCD_LANES_MAX_BITS = {"gcd": MOD_MAX_BITS, "modinv": 8192}
 MOD_GCD_LANES = replace(
-    MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(16, 32, 64),
+    MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(12, 16, 24, 32, 48, 64),
     # gcd's shifts by the powers of two go through a row of N + 1 shared words per instance; modinv uses none
     shared_words=lambda v: v.block // v.lanes * (v.words + 1) if v.op == "gcd" else 0,
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
         Constraint("modlg_q", "64 words per lane for gcd, 32 for modinv (H100, M/s, Q = 16 / 32 / 64: gcd 4096 bits "
                    "10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253 (at 64 "
                    "ptxas spills 216 bytes, still the fastest); modinv 2048 24.0 / 26.7 / -, 4096 6.23 / 6.75 / 6.54 "
-                   "(64: 255 registers and 1.2 KB spilled), 8192 1.67 / 1.69 / 1.65): one variant per size",
-                   lambda v: v.q == MOD_GCD_LANES_Q[v.op], "prune"),
-        Constraint("modlg_min_bits", "gcd from 4096 bits, modinv from 2048 (H100, 2048 bits, M/s: gcd the thread per "
-                   "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv the thread 18.6, 2 lanes of 32 words "
-                   "26.7)", lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS[v.op], "prune"),
+                   "(64: 255 registers and 1.2 KB spilled), 8192 1.67 / 1.69 / 1.65); at 1536 and 3072 bits, where those "
+                   "give no power-of-two number of lanes, Q = 12 / 24 / 48: gcd 3072 14.8 / 22.8 / 29.9 (the thread "
+                   "per instance 11.8), modinv 1536 37.1 / 47.0 / - (40.8), 3072 9.63 / 12.1 / 11.7 (2.72): one variant "
+                   "per size", lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
+        Constraint("modlg_min_bits", "gcd from 3072 bits, modinv from 1536 (H100, M/s: gcd at 2048 bits the thread per "
+                   "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv at 2048 the thread 18.6, 2 lanes of "
+                   "32 words 26.7; gcd and modinv at 1024 bits are not measured on lanes)", lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS[v.op], "prune"),
         Constraint("modlg_max_bits", f"gcd up to {MOD_MAX_BITS} bits (where the modular operations end), modinv up to "
                    "8192: its recorded matrices take 4 words a block in each thread's private memory (8.7 KB at 8192 "
                    "bits), which CUDA reserves for every thread the device holds (2.4 GB on an H100 at 8192 bits)",
