@@ -824,7 +824,7 @@ MOD_LANES = OpFamily(
     name="modl",
     template="kernel_mod_lanes.j2",
     limbs=("u32",),
-    qs=(4, 8, 12, 16, 24),   # 12 and 24: 3072 bits on a power-of-two number of lanes
+    qs=(4, 8, 12, 16, 24),   # 12 and 24: 1536 and 3072 bits on a power-of-two number of lanes
     ipbs=LANES.ipbs,
     lanes=(2, 4, 8, 16, 32),
     shared_words=lambda v: 0,   # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread)
@@ -886,7 +886,7 @@ MOD_LANES_MUL = replace(
 
 # divrem and mod with an instance on L lanes of one warp (templates/kernel_div_lanes.j2): Algorithm D's partial
 # remainder and B^N - D spread over the lanes, Q words each, where the thread per instance (modt) keeps 3N words and
-# runs out of registers (its divrem walks local memory from 3072 bits). H100, divrem of 2 bits by bits, M/s: 227.0 at
+# runs out of registers (its divrem walks local memory from 4096 bits, and runs 48 M/s at 3072). H100, divrem of 2 bits by bits, M/s: 227.0 at
 # 3072 bits (the thread per instance: 48.0), 147.9 at 4096 (9.99; CGBN's best TPI: 103), 43.1 at 8192 (2.89), 12.5 at
 # 16384 (0.036), 3.43 at 32768 (0.0046).
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
@@ -935,7 +935,8 @@ MOD_GCD_LANES = replace(
                    "per size", lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
         Constraint("modlg_min_bits", "gcd from 3072 bits, modinv from 1536 (H100, M/s: gcd at 2048 bits the thread per "
                    "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv at 2048 the thread 18.6, 2 lanes of "
-                   "32 words 26.7; gcd and modinv at 1024 bits are not measured on lanes)", lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS[v.op], "prune"),
+                   "32 words 26.7; gcd and modinv at 1024 bits are not measured on lanes)",
+                   lambda v: v.bits >= MOD_GCD_LANES_MIN_BITS[v.op], "prune"),
         Constraint("modlg_max_bits", f"gcd up to {MOD_MAX_BITS} bits (where the modular operations end), modinv up to "
                    "8192: its recorded matrices take 4 words a block in each thread's private memory (8.7 KB at 8192 "
                    "bits), which CUDA reserves for every thread the device holds (2.4 GB on an H100 at 8192 bits)",
