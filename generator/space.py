@@ -886,7 +886,7 @@ MOD_LANES_MUL = replace(
 
 # divrem and mod with an instance on L lanes of one warp (templates/kernel_div_lanes.j2): Algorithm D's partial
 # remainder and B^N - D spread over the lanes, Q words each, where the thread per instance (modt) keeps 3N words and
-# runs out of registers (its divrem walks local memory from 4096 bits, and runs 48 M/s at 3072). H100, divrem of 2 bits by bits, M/s: 227.0 at
+# runs out of registers (its divrem walks local memory from 4096 bits). H100, divrem of 2 bits by bits, M/s: 227.0 at
 # 3072 bits (the thread per instance: 48.0), 147.9 at 4096 (9.99; CGBN's best TPI: 103), 43.1 at 8192 (2.89), 12.5 at
 # 16384 (0.036), 3.43 at 32768 (0.0046).
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
