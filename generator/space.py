@@ -915,8 +915,9 @@ MOD_DIV_LANES = replace(
 # more words cost less while the words fit the registers. modinv records the blocks' matrices (4 words each, private
 # memory) and replays them on the cofactors, so that X, Y or U, V, P are live at a time. H100, random operands, M/s:
 # gcd 16.26 at 4096 bits (the thread per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384,
-# 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv 26.7 at 2048 (18.6; CGBN 10.8), 6.75 at
-# 4096 (0.86; CGBN 4.17), 1.69 at 8192 (0.095). CUDA only, as modld.
+# 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv with the cofactors left unreduced until
+# the end (fifteenth session) 30.1 at 2048 (18.6; CGBN 10.8), 7.64 at 4096 (0.86; CGBN 4.17), 1.94 at 8192 (0.095).
+# CUDA only, as modld.
 MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 32}            # Q per operation (modlg_q) ...
 MOD_GCD_LANES_Q_AT = {("gcd", 3072): 48, ("modinv", 1536): 24, ("modinv", 3072): 24}   # ... and where it differs
 MOD_GCD_LANES_MIN_BITS = {"gcd": 3072, "modinv": 1536}
@@ -928,11 +929,11 @@ MOD_GCD_LANES = replace(
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
         Constraint("modlg_q", "64 words per lane for gcd, 32 for modinv (H100, M/s, Q = 16 / 32 / 64: gcd 4096 bits "
                    "10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253 (at 64 "
-                   "ptxas spills 216 bytes, still the fastest); modinv 2048 24.0 / 26.7 / -, 4096 6.23 / 6.75 / 6.54 "
-                   "(64: 255 registers and 1.2 KB spilled), 8192 1.67 / 1.69 / 1.65); at 1536 and 3072 bits, where those "
-                   "give no power-of-two number of lanes, Q = 12 / 24 / 48: gcd 3072 14.8 / 22.8 / 29.9 (the thread "
-                   "per instance 11.8), modinv 1536 37.1 / 47.0 / - (40.8), 3072 9.63 / 12.1 / 11.7 (2.72): one variant "
-                   "per size", lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
+                   "ptxas spills 216 bytes, still the fastest); modinv (unreduced cofactors) 2048 - / 30.1 / -, 4096 "
+                   "6.97 / 7.64 / 7.49 (64: 255 registers and 1.9 KB spilled), 8192 1.86 / 1.94 / 1.86); at 1536 and "
+                   "3072 bits, where those give no power-of-two number of lanes, Q = 12 / 24 / 48: gcd 3072 14.8 / 22.8 "
+                   "/ 29.9 (the thread per instance 11.8), modinv 1536 41.5 / 53.5 / - (40.8), 3072 10.7 / 13.7 / 13.6 "
+                   "(2.72): one variant per size", lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
         Constraint("modlg_min_bits", "gcd from 3072 bits, modinv from 1536 (H100, M/s: gcd at 2048 bits the thread per "
                    "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv at 2048 the thread 18.6, 2 lanes of "
                    "32 words 26.7; gcd and modinv at 1024 bits are not measured on lanes)",

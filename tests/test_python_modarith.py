@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import largest_bits
+from conftest import largest_bits, read_variants
 from python_support import ctx, midint, np, sizes_for  # noqa: F401  (ctx: fixture)
 
 CANARY = 0xDEADBEEF
@@ -259,6 +259,40 @@ def test_modinv(ctx):
         assert okbuf.tolist() == [w[1] for w in want]
     with pytest.raises(ValueError, match=r"m\[1\] is zero; every m must be nonzero"):
         ctx.modinv([1, 2], [3, 0], bits=bits)
+
+
+def test_modinv_and_gcd_on_lanes(ctx):
+    """The lanes kernels (modlg, CUDA, from 1536 bits for modinv and 3072 for gcd) at their edges, each variant forced:
+    moduli that fit 30 bits (the cofactors start at 2^30 mod P), 2^30 +- 1, 2^32 +- 1, the largest value; even moduli
+    with odd a small and large (P = a in the even path); full-width random operands (the most blocks, so the unreduced
+    cofactors reach their largest bound). Skips where no lanes variant of either is generated (OpenCL: the thread per
+    instance, which test_variants.py covers at these sizes)."""
+    lanes = [v for v in read_variants() if v["backend"] == ctx.backend and v["op"] in ("modinv", "gcd")
+             and v["lanes"] not in ("-", "1")]
+    if not lanes:
+        pytest.skip(f"no modinv or gcd variant on lanes for {ctx.backend}")
+    rng = random.Random("modinv_lanes")
+    for v in lanes:
+        bits, top = v["bits"], (1 << v["bits"]) - 1
+        small = [3, 5, 7, (1 << 29) + 1, (1 << 30) - 1, (1 << 30) + 1, (1 << 31) - 1, (1 << 32) - 1, (1 << 32) + 1]
+        big = [top, top - 2, (1 << (bits - 1)) + 1, rng.getrandbits(bits) | 1, rng.getrandbits(bits // 2) | 1]
+        a, m = [], []
+        for mod in small + big:
+            for x in (1, 2, mod - 1, rng.getrandbits(bits) % mod, rng.getrandbits(bits)):
+                a.append(x), m.append(mod)
+        for mod in (1 << (bits - 1), top - 1, 6, 1 << 31, rng.getrandbits(bits) & ~1 | 2):
+            for x in (1, 3, (1 << 30) - 1, (1 << 30) + 1, rng.getrandbits(bits) | 1, top):
+                a.append(x), m.append(mod)
+        try:
+            ctx.force_variant(v["name"])
+            if v["op"] == "modinv":
+                want = [inverse(x, y) for x, y in zip(a, m)]
+                r, ok = ctx.modinv(a, m, bits=bits, return_ok=True)
+                assert list(zip(r, ok)) == want, v["name"]
+            else:
+                assert ctx.gcd(a, m, bits=bits) == [math.gcd(x, y) for x, y in zip(a, m)], v["name"]
+        finally:
+            ctx.force_variant(None)
 
 
 def test_out_tuple_errors(ctx):
