@@ -3,6 +3,7 @@ compiler and Python's headers are there) one C pass over the ints' own digits; w
 int.from_bytes per integer over one joined buffer (no Python loop over limbs). Both give the same arrays, ints and
 errors; MIDINT_PURE_PYTHON=1 forces the pure path (python/README.md has the measured cost of each)."""
 
+import importlib
 import operator
 import os
 import sys
@@ -21,7 +22,7 @@ def _load_native():
     if not _LITTLE:
         return None, "pure Python (a big-endian host: the C extension writes little-endian words only)"
     try:
-        from . import _convert
+        _convert = importlib.import_module("._convert", __package__)
     except ImportError as e:
         return None, f"pure Python (the C extension midint._convert is not available: {e})"
     return _convert, f"C extension midint._convert ({_convert.LAYOUT})"
