@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 
 import python_support  # noqa: F401  (midint from the checkout, NumPy or skip)
+from conftest import ROOT
 from python_support import midint, np
 
 from midint import convert
 
 WIDTHS = (32, 64, 96, 512, 544, 4096, 65536)
-PKG = Path(convert.__file__).parent
+PKG = Path(convert.__file__).parent   # the package under test: the checkout's, or the installed one
+SOURCE = ROOT / "python" / "midint" / "_convert.c"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
@@ -74,7 +76,7 @@ def _compile_variant(name, tmp_dir):
     tmp_dir.mkdir(parents=True, exist_ok=True)
     target = tmp_dir / ("_convert" + EXT_SUFFIX)
     cmd = [*cc, "-O1", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", *flags, f"-I{include}",
-           str(PKG / "_convert.c"), "-o", str(target)]
+           str(SOURCE), "-o", str(target)]
     try:
         subprocess.run(cmd, check=True, capture_output=True, text=True)
     except FileNotFoundError:
