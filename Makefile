@@ -62,7 +62,7 @@ CONFIG := $(BUILD)/config.txt
 CONFIG_TEXT := $(ALL_CFLAGS) | $(NVCC) $(NVCC_FLAGS) | $(LIBS)
 $(shell mkdir -p $(BUILD); printf '%s\n' '$(CONFIG_TEXT)' | cmp -s - $(CONFIG) || printf '%s\n' '$(CONFIG_TEXT)' > $(CONFIG))
 
-.PHONY: all lib gen regen test check drivers example tune bench install clean distclean wheel
+.PHONY: all lib gen regen test check drivers example tune bench install clean distclean wheel pyext
 .DEFAULT_GOAL := all
 
 # Generation runs first in its own make, so that the list of generated .cu files is read after it.
@@ -126,9 +126,24 @@ $(BUILD)/examples/%: examples/%.c lib/libmidint.so
 example: all
 	$(BUILD)/examples/addsub_example
 
+# make pyext: the Python package's optional C converter (python/midint/_convert.c) built in place, so that the tests
+# run it; where PYTHON is not CPython or has no headers it is left out and the tests take the pure-Python conversions
+PY_EXT_QUERY := import sys, sysconfig as s; sys.implementation.name == "cpython" and \
+                print(s.get_paths()["include"], s.get_config_var("EXT_SUFFIX"))
+PY_EXT := $(shell $(PYTHON) -c '$(PY_EXT_QUERY)' 2>/dev/null)
+PY_CONVERT := $(if $(wildcard $(firstword $(PY_EXT))/Python.h),python/midint/_convert$(word 2,$(PY_EXT)))
+ifneq ($(PY_CONVERT),)
+pyext: $(PY_CONVERT)
+$(PY_CONVERT): python/midint/_convert.c
+	$(CC) $(CFLAGS) -O3 -fPIC -shared -Wall -Wextra -I$(firstword $(PY_EXT)) $< -o $@
+else
+pyext:
+	@echo "pyext: no CPython headers for $(PYTHON): midint._convert not built; the tests take the pure-Python path"
+endif
+
 # tests run in parallel when pytest-xdist is installed; the 25 slowest are listed (CI's time is watched)
 PYTEST_ARGS ?= $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && printf '%s' '-n $(JOBS)')
-test check: all
+test check: all pyext
 	$(PYTHON) -m pytest -q -ra --durations=25 $(PYTEST_ARGS) tests
 
 # make tune: time the variants on this machine's GPU and write tuning/tables/<device>.tune (TUNE_ARGS: see
@@ -157,7 +172,7 @@ wheel: generated/.stamp
 	$(PYTHON) -m pip wheel --no-deps -w $(WHEEL_DIR) .
 
 clean:
-	rm -rf $(BUILD) lib
+	rm -rf $(BUILD) lib python/midint/_convert.*.so
 
 distclean: clean
 	$(PYTHON) -c "from generator.render import write_tree; from pathlib import Path; write_tree(Path('generated'), {})"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test-wheel.sh — build the midint wheel (make wheel), install it into a fresh virtual environment and use it there,
-# away from the checkout: the import, `python -m midint.info`, and every operation against Python's integers.
+# away from the checkout: the import, `python -m midint.info`, the conversions (the C extension in a wheel tagged for
+# this CPython, pure Python in a py3-none one), and every operation against Python's integers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/midint-wheel.XXXXXX")
@@ -13,18 +14,27 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q "$wheel"
 cd "$work"   # nothing of the checkout on the path: the installed package and its own library
 export MIDINT_OPENCL_OPTIONS="${MIDINT_OPENCL_OPTIONS:--cl-opt-disable}"
-unset MIDINT_LIBRARY MIDINT_VARIANT MIDINT_TUNING MIDINT_TUNING_DIR
+unset MIDINT_LIBRARY MIDINT_VARIANT MIDINT_TUNING MIDINT_TUNING_DIR MIDINT_PURE_PYTHON
 "$work/venv/bin/python" -m midint.info
-"$work/venv/bin/python" - <<'PY'
-import random, sys
+WHEEL_NAME=$(basename "$wheel") "$work/venv/bin/python" - <<'PY'
+import os, random, sys
 from pathlib import Path
 import midint
+from midint import convert
 
 pkg = Path(midint.__file__).parent
 assert midint.library_path() == str(pkg / "lib" / "libmidint.so"), midint.library_path()
 assert str(pkg).startswith(sys.prefix), f"{pkg} is not in the virtual environment {sys.prefix}"
 tables = sorted(p.name for p in (pkg / "share" / "midint").glob("*.tune"))
 print("tuned tables carried:", ", ".join(tables) or "none")
+print("conversions:", convert.PATH)
+# a wheel tagged for this CPython carries the converter, and it must be the one in use; py3-none carries none
+tagged = "-py3-none-" not in os.environ["WHEEL_NAME"]
+assert (convert._native is not None) == tagged, (os.environ["WHEEL_NAME"], convert.PATH)
+if tagged:
+    assert Path(convert._native.__file__).parent == pkg, convert._native.__file__
+xs = [0, 1, 2**4096 - 1, 2**4000 + 12345]
+assert midint.limbs_to_ints(midint.ints_to_limbs(xs, 4096)) == xs
 from midint.reference import expected
 
 with midint.Context() as ctx:

@@ -2,7 +2,8 @@
 from NumPy arrays
 (against the C host call on the same buffers), device arrays (CuPy, or midint.DeviceArray without CuPy; against
 the C device call on the same buffers) and lists of Python ints (conversion cost shown separately), with gmpy2
-and Python's int on one CPU core beside them when asked.
+and Python's int on one CPU core beside them when asked. `--convert`: the conversions alone (no library or device),
+pure Python and the C extension, against gmpy2 and Python's int multiplying the same lists.
 
 "C host" and "C device" call the library's functions directly through ctypes on the same buffers (one ctypes call,
 about a microsecond, over the C function): the rate a C program gets, measured in the same run, so the "% of C"
@@ -224,6 +225,59 @@ CPU_OPS = {"add": lambda m: lambda x, y: (x + y) & m, "sub": lambda m: lambda x,
            "sqr": lambda m: lambda x, y: x * x}
 
 
+def convert_rows(sizes, words, reps, csv_path):
+    """--convert: ns per int of ints -> limbs (bits-bit ints) and limbs -> ints (their 2*bits-bit products, as
+    ctx.mul returns them) through each conversion path, the three conversions of a ctx.mul on lists per instance,
+    and gmpy2's and Python's products of the same lists on this core, which a ctx.mul on lists should beat."""
+    from . import convert
+    try:
+        import gmpy2
+    except ImportError:
+        gmpy2 = None
+    native = convert._native
+    paths = {"pure": None, "C": native} if native is not None else {"pure": None}
+    print(f"conversions: {convert.PATH}; {words} words per list; median of {reps}; ns per int" +
+          ("" if gmpy2 else " (gmpy2 not installed: pip install gmpy2)"))
+    cols = [f"{p} {k}" for p in paths for k in ("to", "from", "conv")] + ["int mul", "gmpy2 mul", "gmpy2/conv"]
+    print("to: ints -> limbs per int; from: limbs -> ints per 2*bits product; conv: 2 to + from, the conversions of "
+          "one instance\nof ctx.mul on lists; int mul, gmpy2 mul: per product; gmpy2/conv: gmpy2 mul over the fastest "
+          "conv (> 1: cheaper)")
+    print(f"{'bits':>6} {'count':>7}  " + " ".join(f"{c:>11}" for c in cols))
+    rows = []
+    for bits in sizes:
+        count = max(1, words // (bits // 32))
+        rng = random.Random(bits)
+        a = [rng.getrandbits(bits) for _ in range(count)]
+        b = [rng.getrandbits(bits) for _ in range(count)]
+        prods = [x * y for x, y in zip(a, b)]
+        r = ints_to_limbs(prods, 2 * bits)
+        row = dict(bits=bits, count=count)
+        try:
+            for name, mod in paths.items():
+                convert._native = mod
+                assert limbs_to_ints(ints_to_limbs(a, bits)) == a and limbs_to_ints(r) == prods, name
+                to = median_time(lambda: ints_to_limbs(a, bits), reps) / count * 1e9
+                frm = median_time(lambda: limbs_to_ints(r), reps) / count * 1e9
+                row.update({f"{name} to": to, f"{name} from": frm, f"{name} conv": 2 * to + frm})
+        finally:
+            convert._native = native
+        row["int mul"] = median_time(lambda: [x * y for x, y in zip(a, b)], min(reps, 3)) / count * 1e9
+        if gmpy2:
+            ga, gb = [gmpy2.mpz(x) for x in a], [gmpy2.mpz(y) for y in b]
+            row["gmpy2 mul"] = median_time(lambda: [x * y for x, y in zip(ga, gb)], reps) / count * 1e9
+            row["gmpy2/conv"] = row["gmpy2 mul"] / min(row[f"{p} conv"] for p in paths)
+        print(f"{bits:>6} {count:>7}  " + " ".join(f"{row[c]:>11.1f}" if c in row else f"{'-':>11}" for c in cols),
+              flush=True)
+        rows.append(row)
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["bits", "count"] + cols)
+            w.writeheader()
+            w.writerows(rows)
+        print(f"\nwrote {csv_path}")
+    return 0
+
+
 def overhead(ctx, reps=2000):
     """Per-call cost of the binding: a bare ctypes call, and the Python wrapper's work on NumPy arrays minus the
     library call it makes (1 instance, so the C side is as short as it gets)."""
@@ -256,7 +310,8 @@ def main(argv=None):
     ap.add_argument("--backend", default=None, choices=("auto", "cuda", "opencl"))
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--ops", default="mul,mullo,add")
-    ap.add_argument("--sizes", default="512,4096,65536", help="bits; sizes above the build's largest are skipped")
+    ap.add_argument("--sizes", default=None, help="bits; sizes above the build's largest are skipped (default "
+                    "512,4096,65536; with --convert 512,1024,2048,4096,16384,65536)")
     ap.add_argument("--words", default="2^27", help="32-bit words per operand for the NumPy and device rows")
     ap.add_argument("--ints-words", default="2^22", help="words per operand for the list-of-ints rows (Python ints "
                     "take ~10x the memory and seconds to convert; 0: skip)")
@@ -264,10 +319,17 @@ def main(argv=None):
                     "midint.DeviceArray), ints")
     ap.add_argument("--no-cupy", action="store_true", help="device rows through midint.DeviceArray even with CuPy")
     ap.add_argument("--cpu", action="store_true", help="also Python int and gmpy2 on one CPU core (ints rows)")
+    ap.add_argument("--convert", action="store_true", help="only the conversions between lists of ints and limbs "
+                    "(--ints-words per list), pure Python and the C extension, beside gmpy2's and Python's products "
+                    "of the same lists; needs no library or device")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--csv", default="", help="write the rows to this CSV file")
     args = ap.parse_args(argv)
     words, iwords = parse_int(args.words), parse_int(args.ints_words)
+    if args.convert:
+        sizes = args.sizes or "512,1024,2048,4096,16384,65536"
+        return convert_rows([int(b) for b in sizes.split(",")], iwords, min(args.reps, 5), args.csv)
+    args.sizes = args.sizes or "512,4096,65536"
     paths = set(args.paths.split(","))
     rng = np.random.default_rng(1)
     with midint.Context(args.backend, args.device) as ctx:

@@ -1,8 +1,11 @@
-"""Python ints <-> uint32 limb arrays, vectorised: one int.to_bytes / int.from_bytes per integer over one joined
-buffer (no Python loop over limbs), so the cost is a few C calls per integer (python/README.md has the measured
-cost per integer and size)."""
+"""Python ints <-> uint32 limb arrays. With the optional C extension (midint._convert, built with the package when a
+compiler and Python's headers are there) one C pass over the ints' own digits; without it, one int.to_bytes /
+int.from_bytes per integer over one joined buffer (no Python loop over limbs). Both give the same arrays, ints and
+errors; MIDINT_PURE_PYTHON=1 forces the pure path (python/README.md has the measured cost of each)."""
 
+import importlib
 import operator
+import os
 import sys
 
 import numpy as np
@@ -10,6 +13,22 @@ import numpy as np
 from ._errors import type_error, value_error
 
 _LITTLE = sys.byteorder == "little"
+
+
+def _load_native():
+    """(the C extension module or None, a sentence saying which path the conversions take and why)."""
+    if os.environ.get("MIDINT_PURE_PYTHON", "") not in ("", "0"):
+        return None, "pure Python (MIDINT_PURE_PYTHON is set)"
+    if not _LITTLE:
+        return None, "pure Python (a big-endian host: the C extension writes little-endian words only)"
+    try:
+        _convert = importlib.import_module("._convert", __package__)
+    except ImportError as e:
+        return None, f"pure Python (the C extension midint._convert is not available: {e})"
+    return _convert, f"C extension midint._convert ({_convert.LAYOUT})"
+
+
+_native, PATH = _load_native()
 
 
 def _checked(values, bits, name):
@@ -30,13 +49,51 @@ def _checked(values, bits, name):
     return out
 
 
-def ints_to_limbs(values, bits, name="a"):
-    """A read-only uint32 array of shape (len(values), bits/32): each int's little-endian 32-bit words.
-    Negative ints, ints of more than `bits` bits and non-integers are refused (ValueError / TypeError)."""
+def _out_array(out, count, words):
+    """out= of ints_to_limbs, checked: a writable, aligned, C-contiguous native uint32 array of shape (count, words)."""
+    if not isinstance(out, np.ndarray) or out.dtype != np.uint32:
+        kind = f"dtype {out.dtype}" if isinstance(out, np.ndarray) else f"a {type(out).__name__}"
+        raise type_error(f"out is {kind}; ints_to_limbs writes into a NumPy uint32 array")
+    if out.shape != (count, words):
+        raise value_error(f"out has shape {out.shape}; {count} ints of {32 * words} bits need ({count}, {words})")
+    if not (out.flags.c_contiguous and out.flags.aligned):
+        raise value_error("out is not C-contiguous and aligned; ints_to_limbs writes rows in place")
+    if not out.flags.writeable:
+        raise value_error("out is read-only")
+    return out
+
+
+def ints_to_limbs(values, bits, name="a", out=None):
+    """A uint32 array of shape (len(values), bits/32): each int's little-endian 32-bit words; read-only when made
+    here, or `out` (a C-contiguous uint32 array of that shape) filled in place. Negative ints, ints of more than
+    `bits` bits and non-integers are refused (ValueError / TypeError) with nothing written; NumPy integers and other
+    types with __index__ are taken by their value."""
     if bits <= 0 or bits % 32:
         raise value_error(f"bits={bits} is not a positive multiple of 32", "MIDINT_ERR_INVALID_BITS")
-    if not hasattr(values, "__len__"):
-        values = list(values)
+    if not isinstance(values, (list, tuple)):
+        values = list(values)   # one pass over a generator or other iterable, so that len() and the items agree
+    words = bits // 32
+    if out is not None:
+        out = _out_array(out, len(values), words)
+    if _native is not None:
+        arr = out if out is not None else np.empty((len(values), words), np.uint32)
+        # a caller's out is checked whole before it is written; a fresh array is written in the same pass
+        if _native.ints_to_limbs(values, arr, words, out is not None) >= 0:
+            # an item the extension does not take: the pure checks raise their error, or give exact ints (NumPy
+            # integers converted), which it then takes
+            if _native.ints_to_limbs(_checked(values, bits, name), arr, words, False) >= 0:
+                raise AssertionError("midint._convert refused ints that passed the checks")
+        if out is None:
+            arr.flags.writeable = False   # as the pure path's (a view of bytes): the same array either way
+        return arr
+    arr = _pure_ints_to_limbs(values, bits, name)
+    if out is None:
+        return arr
+    out[...] = arr
+    return out
+
+
+def _pure_ints_to_limbs(values, bits, name):
     nbytes = bits // 8
     try:
         data = b"".join([v.to_bytes(nbytes, "little") for v in values])
@@ -48,14 +105,16 @@ def ints_to_limbs(values, bits, name="a"):
 
 
 def limbs_to_ints(arr):
-    """The ints held by a uint32 array of shape (count, words): one int.from_bytes per row over a memoryview of
-    the array (no copy of the rows)."""
-    arr = np.ascontiguousarray(arr, dtype="<u4")
+    """The ints held by a uint32 array of shape (count, words): one per row (C extension: one pass over the rows;
+    pure path: int.from_bytes over a memoryview of each row, no copy of the rows)."""
+    arr = np.require(arr, dtype="<u4", requirements=("C", "A"))
     if arr.ndim != 2:
         raise value_error(f"limbs_to_ints wants a 2-D (count, words) array, got shape {arr.shape}")
     n = arr.shape[1] * 4
     if n == 0 or arr.shape[0] == 0:
         return [0] * arr.shape[0]
+    if _native is not None:
+        return _native.limbs_to_ints(arr, arr.shape[1])
     mv = memoryview(arr).cast("B")
     fb = int.from_bytes
     return [fb(mv[i:i + n], "little") for i in range(0, len(mv), n)]
