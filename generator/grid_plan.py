@@ -40,7 +40,12 @@ LOG_MIN = 12                 # shorter transforms are zero-padded to 2^12 points
 ROW_LOGS = tuple(range(6, 13))    # contiguous sub-transforms: 2^6 .. 2^12 points
 COL_LOGS = tuple(range(6, 12))    # strided sub-transforms: 2^6 .. 2^11 points
 BLOCK_ELEMENTS = 4096        # points per block of a row or column kernel (four 16-point registers x 256 threads)
-MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes
+MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes ...
+# ... unless that passes the backend's work-items per group: OpenCL devices may allow fewer than the API's maximum
+# for a kernel (NVIDIA's OpenCL allowed 256 for the 2048-point column pass's 512, its registers; AMD and Intel GPUs
+# cap groups at 256 too), and a grid engine runs only if every kernel of it fits, so there the 2048-point columns
+# go two to a block (8-byte rows) and every grid kernel has at most 256 work-items
+MAX_GROUP_ITEMS = {"cuda": 1024, "opencl": 256}
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
 # registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
 # to 95 and the row kernels 80 (256 points) to 128 (4096)
@@ -92,8 +97,10 @@ def column_stride(s: int, columns: int) -> int:
     return cs
 
 
-def col_kernel(s: int, r: int, inverse: bool) -> GridKernel:
+def col_kernel(s: int, r: int, inverse: bool, max_items: int) -> GridKernel:
     columns = max(MIN_COLUMNS, BLOCK_ELEMENTS >> s)
+    while columns > 1 and columns * ((1 << s) // r) > max_items:
+        columns //= 2
     threads = columns * ((1 << s) // r)
     return GridKernel("cols_inv" if inverse else "cols", s, "kernel_ntt_cols.j2", threads,
                       columns * column_stride(s, columns), columns, False)
@@ -173,7 +180,7 @@ def kernels(v: Variant) -> list[GridKernel]:
     if v.ntt is None:
         return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
     out = [row_kernel(s, v.q) for s in ROW_LOGS]
-    out += [col_kernel(s, v.q, inverse) for inverse in (False, True) for s in COL_LOGS]
+    out += [col_kernel(s, v.q, inverse, MAX_GROUP_ITEMS[v.backend]) for inverse in (False, True) for s in COL_LOGS]
     return out + [crt_kernel(v.grid), fixup_kernel(v.grid, v.grid * CRT_WORDS)]
 
 

@@ -267,3 +267,24 @@ def test_opencl_dispatch_leaves_out_kernels_the_device_refuses():
                 assert line.startswith(f"FAIL {case}: MIDINT_ERR_BITS_TOO_LARGE: midint_{op}: no opencl {op} variant "
                                        f"serves {bits} bits on this device (the last it turned down: OpenCL: "), line
                 assert f"work-items per group; the device allows {cap} for it" in line, line
+
+
+def test_opencl_grid_products_fit_256_work_items():
+    """Every kernel of the OpenCL grid NTT allows at most 256 work-items (grid_plan.MAX_GROUP_ITEMS: NVIDIA's OpenCL
+    allowed 256 for the 2048-point column pass, which had 512, and the whole engine was turned down, so products
+    stopped at the one-block sizes): with MIDINT_TEST_KERNEL_WG=256 each grid variant of mul, mullo and sqr, forced,
+    builds every kernel and multiplies at its smallest size."""
+    require_backend("opencl")
+    grid = [v for v in read_variants() if v["backend"] == "opencl" and v["ntt"] != "-" and v["grid"] != "-"
+            and v["op"] in ("mul", "mullo", "sqr")]
+    if not grid:
+        pytest.skip("no OpenCL grid NTT variant of mul, mullo or sqr in this build")
+    for op in ("mul", "mullo", "sqr"):
+        ours = sorted((v for v in grid if v["op"] == op), key=lambda v: v["bits"])
+        if not ours:
+            continue
+        v = ours[0]
+        assert v["block"] <= 256, v["name"]
+        case = f"{op} {v['bits']} 2 mixed 0 host none"
+        proc = run_driver(["--backend", "opencl", "--variant", v["name"]], [case], env={"MIDINT_TEST_KERNEL_WG": "256"})
+        assert proc.stdout.splitlines() == [f"ok {case}"], proc.stdout + proc.stderr

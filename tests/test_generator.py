@@ -255,3 +255,21 @@ def test_registry_hash_follows_the_variant_list():
 
 def test_c_string_escapes():
     assert c_string('a"b\\c\n') == '"a\\"b\\\\c\\n"'
+
+
+@pytest.mark.parametrize("backend", ["cuda", "opencl"])
+def test_grid_ntt_kernels_fit_the_backends_group_cap(backend):
+    """Every kernel of a grid NTT engine (mul, mullo, sqr above the one-block sizes, up to 2^27 bits) has at most
+    grid_plan.MAX_GROUP_ITEMS[backend] work-items, since the engine runs only if all of them fit: on OpenCL 256, so
+    the 2048-point column pass (the transforms of 2^22 and 2^23 points) goes two columns to a block, where CUDA keeps
+    four (512 threads); the other column and row passes keep their shape on both."""
+    cap = grid_plan.MAX_GROUP_ITEMS[backend]
+    for op in ("mul", "mullo", "sqr"):
+        grid = [v for v in variants_for(op, 1 << 27, backend) if v.ntt and v.grid]
+        assert grid, (op, backend)
+        for v in grid:
+            ks = grid_plan.kernels(v)
+            assert max(k.block for k in ks) <= cap, (v.name, [(k.role, k.log_length, k.block) for k in ks])
+            cols = {k.log_length: k for k in ks if k.role == "cols"}
+            assert cols[11].span == (2 if backend == "opencl" else 4) and cols[10].span == 4, v.name
+            assert cols[11].block == cols[11].span * 2048 // v.q
