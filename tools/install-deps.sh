@@ -9,7 +9,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential make pkg-config libgmp-dev \
     pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers clinfo \
-    python3 python3-pip python3-venv >/dev/null
+    python3 python3-dev python3-pip python3-venv >/dev/null
 # Python packages for the generator and the tests: from PyPI, or Debian's when pip may not install
 if ! python3 -c 'import jinja2, pytest, xdist' 2>/dev/null; then
     python3 -m pip install -q jinja2 pytest pytest-xdist 2>/dev/null ||
