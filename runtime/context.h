@@ -15,6 +15,9 @@
 
 /* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
  * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
+/* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
+#define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
+
 typedef struct midint_pipe_slot {
     void *dev[2];                   /* device buffers: inputs, outputs */
     size_t dev_bytes[2];
@@ -73,9 +76,10 @@ struct midint_context {
     void *check_flag;               /* one word: the device-side check's first bad instance (ops.c), made at first
                                      * need */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
-    size_t workspace_cap;           /* midint_set_workspace_bytes */
+    size_t workspace_cap;           /* midint_set_workspace_bytes (0: MIDINT_DEFAULT_WORKSPACE_CAP) */
     int forced_steps;               /* midint_force_variant(ctx, "steps"): expressions step by step where they can */
     midint_staging_buf steps_tmp[MIDINT_STEPS_SLOTS + 1]; /* expr_steps.c: values' slots, then the constants' column */
+    midint_staging_buf composed_tmp; /* ops.c: a composed mulmod's product, 2 n words per instance */
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */

@@ -240,6 +240,41 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     return MIDINT_OK;
 }
 
+/* ---- mulmod composed (composed.c runs it) ---- */
+
+/* Where mulmod runs as mul then mod, per backend (bits, inclusive): CUDA, H100, per-instance mulmod at 2^25 words an
+ * operand, the one kernel against the two, in tuning/RESULTS.md (fifteenth session). OpenCL keeps the one kernel (its
+ * mod has no lanes form); tests reach the composition there through the hook MIDINT_TEST_COMPOSED. */
+static const struct {
+    midint_backend backend;
+    unsigned min_bits, max_bits;
+} COMPOSED_MULMOD[] = {
+    {MIDINT_BACKEND_CUDA, 1024, 32768},
+};
+
+size_t midint_composed_bytes(unsigned bits, size_t count)
+{
+    return (size_t)bits / 32u * 2u * 4u * count;
+}
+
+int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count)
+{
+    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : MIDINT_DEFAULT_WORKSPACE_CAP;
+    if (op != MIDINT_OP_MULMOD || midint_composed_bytes(bits, count) > cap ||
+        ctx->max_bits[MIDINT_OP_MUL] < bits || ctx->max_bits[MIDINT_OP_MOD] < bits)
+        return 0;
+    for (size_t i = 0; i < ctx->nforced; i++)   /* a variant of op forced: that one */
+        if (ctx->forced[i]->op == op)
+            return 0;
+    if (ctx->hooks.composed)
+        return 1;
+    for (size_t i = 0; i < sizeof COMPOSED_MULMOD / sizeof COMPOSED_MULMOD[0]; i++)
+        if (COMPOSED_MULMOD[i].backend == ctx->ops->id && bits >= COMPOSED_MULMOD[i].min_bits &&
+            bits <= COMPOSED_MULMOD[i].max_bits)
+            return 1;
+    return 0;
+}
+
 const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
                                         int even_moduli)
 {
@@ -259,6 +294,8 @@ const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsig
         midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "unknown operation %d", (int)op);
         return NULL;
     }
+    if (midint_composed_applies(ctx, op, bits, count))
+        return MIDINT_COMPOSED_NAME;
     const midint_variant *v = NULL;
     return midint_dispatch(ctx, op, bits / 32, count, even_moduli, &v) == MIDINT_OK ? v->name : NULL;
 }

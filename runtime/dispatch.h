@@ -29,6 +29,16 @@ const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op 
  * open, and again when the device turns a variant down. */
 midint_status midint_find_max_bits(midint_context *ctx);
 
+/* Whether op at `bits` for `count` instances runs as two other operations (composed.c: mulmod as mul then mod), by
+ * the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a variant of
+ * op is forced, nor where the temporary passes the workspace cap. midint_selected_variant then says
+ * MIDINT_COMPOSED_NAME. */
+int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count);
+#define MIDINT_COMPOSED_NAME "mul+mod"
+
+/* Device bytes of the temporary a composed call of `count` instances at `bits` uses (the product: 2 bits each). */
+size_t midint_composed_bytes(unsigned bits, size_t count);
+
 /* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v);
 

@@ -30,5 +30,7 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
     h->probe_fail = probe && strcmp(probe, "1") == 0;
     const char *wg = getenv("MIDINT_TEST_KERNEL_WG");
     h->kernel_wg = wg ? (uint32_t)strtoul(wg, NULL, 10) : 0;
+    const char *composed = getenv("MIDINT_TEST_COMPOSED");
+    h->composed = composed && strcmp(composed, "1") == 0;
     return MIDINT_OK;
 }

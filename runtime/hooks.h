@@ -20,6 +20,8 @@ typedef struct midint_test_hooks {
     size_t fail_chunk;             /* MIDINT_TEST_FAIL_CHUNK=J: chunk J (from 1) of every host call fails */
     int probe_fail;                /* MIDINT_TEST_PROBE_FAIL=1: the OpenCL warp probe's values count as wrong */
     uint32_t kernel_wg;            /* MIDINT_TEST_KERNEL_WG=N: every OpenCL kernel allows at most N work-items */
+    int composed;                  /* MIDINT_TEST_COMPOSED=1: mulmod runs as mul then mod wherever both serve
+                                    * (composed.c), on any backend */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

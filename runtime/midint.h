@@ -307,7 +307,9 @@ midint_status midint_force_variant(midint_context *ctx, const char *name);
 
 /* The name of the variant that a call (op, bits, count) would use now, or NULL with the reason in
  * midint_last_error(ctx). For an operation taking a modulus object: the choice for an odd modulus (an even one may go
- * to another variant: mulmod_shared's lanes take odd moduli only; midint_selected_variant_modulus tells for one). */
+ * to another variant: mulmod_shared's lanes take odd moduli only; midint_selected_variant_modulus tells for one).
+ * "mul+mod" where mulmod runs as two calls, mul into a product of 2 bits per instance (device memory under the
+ * workspace cap, midint_workspace_size) and mod of it (CUDA, 1024-32768 bits, unless a mulmod variant is forced). */
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
 
 /* As midint_selected_variant, for a call taking the modulus object `mod`: its parity picks among the variants (NULL:

@@ -31,6 +31,7 @@ typedef struct call {
     midint_mode mode;
     const char *fn;
     int even_moduli;               /* a modulus object of the call is even (check_moduli) */
+    int composed;                  /* runs as two other operations (composed.c): no variant of its own */
 } call;
 
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
@@ -463,11 +464,38 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 
 /* Enqueue `m` instances of the call on buffers `bufs` (device handles, one per parameter): the plan of v, or the
  * expression's steps. */
+static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
+static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                              const unsigned *scalars, void *stream);
+
+/* A checked mulmod as two calls where dispatch composes it (midint_composed_applies): the full product (mul) into
+ * the context's composed_tmp, 2 n words per instance, then its remainder (mod, a 2 bits dividend) into r. There the
+ * two operations' kernels (lanes) beat mulmod's thread per instance, which holds a, b, the product and the quotient
+ * and runs out of registers. bufs: r, a, b, m. The product's buffer is shared by the host path's streams: one use at a
+ * time, under the workspace fence. */
+static midint_status run_composed(midint_context *ctx, unsigned bits, size_t m, void *const *bufs, void *stream)
+{
+    midint_status st = midint_workspace_grow(ctx, &ctx->composed_tmp, midint_composed_bytes(bits, m));
+    if (st == MIDINT_OK)
+        st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
+    if (st != MIDINT_OK)
+        return st;
+    void *t = ctx->composed_tmp.buf;
+    void *const mul[] = {t, bufs[1], bufs[2]}; /* t = a b: r may be a or b, both read here first */
+    void *const mod[] = {bufs[0], t, bufs[3]}; /* r = t mod m: r may be m (mod's own in-place case) */
+    const unsigned abits[] = {2u * bits};
+    if ((st = op_inner(ctx, MIDINT_OP_MUL, m, bits, mul, NULL, stream)) == MIDINT_OK)
+        st = op_inner(ctx, MIDINT_OP_MOD, m, bits, mod, abits, stream);
+    midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
+    return st != MIDINT_OK ? st : marked;
+}
+
 static midint_status enqueue(midint_context *ctx, const call *c, const midint_variant *v, midint_plan *plan,
                              void *const *bufs, size_t m, int vec, void *stream)
 {
     if (!v)
-        return midint_expr_steps_run(ctx, &midint_exprs[c->expr], c->bits, m, bufs, stream);
+        return c->composed ? run_composed(ctx, c->bits, m, bufs, stream)
+                           : midint_expr_steps_run(ctx, &midint_exprs[c->expr], c->bits, m, bufs, stream);
     midint_launch l;
     bind(c, bufs, &l);
     plan->count = m;
@@ -545,6 +573,7 @@ static midint_status run_host(midint_context *ctx, const call *c, const midint_v
     return midint_pipe_run(ctx, &job, c->mode == MIDINT_MODE_ASYNC, stream, c->fn);
 }
 
+
 /* Fill a call from its arguments (no checks yet). */
 static int make_call(call *c, const midint_op_info *d, midint_op op, size_t count, unsigned bits, void *const *buffers,
                      const unsigned *scalars, midint_mode mode, const char *fn)
@@ -586,12 +615,30 @@ midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, u
     midint_status st = check_call(ctx, &c, stream);
     if (st != MIDINT_OK)
         return st;
+    c.composed = midint_composed_applies(ctx, op, bits, count);
+    return dispatch_and_run(ctx, &c, stream);
+}
+
+/* Dispatch a call (none for expressions step by step and composed operations) and run it. */
+static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream)
+{
     const midint_variant *v = NULL;
     void *tables = NULL; /* the twiddle tables of transform variants, made before anything is enqueued */
-    if (!use_steps(ctx, &c) && ((st = midint_dispatch(ctx, op, c.n, count, c.even_moduli, &v)) != MIDINT_OK ||
-                                (v->ntt_primes && (st = midint_ntt_table(ctx, &tables)) != MIDINT_OK)))
-        return midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
-    return mode == MIDINT_MODE_DEVICE ? run_device(ctx, &c, v, stream) : run_host(ctx, &c, v, stream);
+    midint_status st;
+    if (!use_steps(ctx, c) && !c->composed &&
+        ((st = midint_dispatch(ctx, c->op, c->n, c->count, c->even_moduli, &v)) != MIDINT_OK ||
+         (v->ntt_primes && (st = midint_ntt_table(ctx, &tables)) != MIDINT_OK)))
+        return midint_fail(ctx, st, "%s: %s", c->fn, ctx->msg);
+    return c->mode == MIDINT_MODE_DEVICE ? run_device(ctx, c, v, stream) : run_host(ctx, c, v, stream);
+}
+
+/* A device call of op that a checked call makes (run_composed's parts): dispatch and run, no checks again. */
+static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                              const unsigned *scalars, void *stream)
+{
+    call c;
+    make_call(&c, &midint_op_infos[op], op, count, bits, buffers, scalars, MIDINT_MODE_DEVICE, midint_op_infos[op].name);
+    return dispatch_and_run(ctx, &c, stream);
 }
 
 /* ---- the generic public calls and the descriptors ---- */
@@ -669,6 +716,10 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
     call c;
     make_call(&c, &midint_op_infos[op], op, count, bits, NULL, NULL, MIDINT_MODE_DEVICE, fn);
     midint_status st = check_bits(ctx, &c);
+    if (st == MIDINT_OK && midint_composed_applies(ctx, op, bits, count)) {
+        *bytes = midint_composed_bytes(bits, count);   /* the product between the two parts */
+        return MIDINT_OK;
+    }
     const midint_variant *v = NULL;
     midint_plan plan;
     if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, c.n, count, 0, &v)) != MIDINT_OK ||
@@ -686,7 +737,7 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes)
     if (bytes == 0)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_set_workspace_bytes: bytes must be positive");
     ctx->workspace_cap = bytes;
-    if (ctx->ws.bytes + ctx->st.bytes > bytes)
+    if (ctx->ws.bytes + ctx->st.bytes + ctx->composed_tmp.bytes > bytes)
         midint_workspace_free(ctx);
     return MIDINT_OK;
 }

@@ -7,7 +7,6 @@
 
 #include "plan.h"
 
-#define DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
 
 static uint32_t bit_length(uint64_t x)
 {
@@ -97,7 +96,7 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         p->ws_words = midint_kernels[v->kernel].span;
     if (st != MIDINT_OK || (v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words) || v->plan == MIDINT_PLAN_MAP)
         return st;
-    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : DEFAULT_WORKSPACE_CAP;
+    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : MIDINT_DEFAULT_WORKSPACE_CAP;
     uint64_t per = 4u * (p->ws_words + p->st_words);
     if (per > cap)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
@@ -113,8 +112,7 @@ size_t midint_plan_workspace(const midint_plan *p)
     return (size_t)(4u * (p->ws_words + p->st_words) * p->group);
 }
 
-/* Grow one workspace buffer to `bytes`; the old one is freed once the work that used it is done. */
-static midint_status grow_ws(midint_context *ctx, midint_staging_buf *s, size_t bytes)
+midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, size_t bytes)
 {
     if (bytes <= s->bytes)
         return MIDINT_OK;
@@ -134,13 +132,14 @@ static midint_status grow_ws(midint_context *ctx, midint_staging_buf *s, size_t 
 
 void midint_workspace_free(midint_context *ctx)
 {
-    if (ctx->ws.buf || ctx->st.buf)
+    midint_staging_buf *const bufs[] = {&ctx->ws, &ctx->st, &ctx->composed_tmp};
+    if (ctx->ws.buf || ctx->st.buf || ctx->composed_tmp.buf)
         ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS);
-    for (midint_staging_buf *s = &ctx->ws; s <= &ctx->st; s++) {
-        if (s->buf)
-            ctx->ops->free(ctx, s->buf);
-        s->buf = NULL;
-        s->bytes = 0;
+    for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
+        if (bufs[k]->buf)
+            ctx->ops->free(ctx, bufs[k]->buf);
+        bufs[k]->buf = NULL;
+        bufs[k]->bytes = 0;
     }
 }
 
@@ -225,8 +224,8 @@ static midint_status run_expr_grid(midint_context *ctx, const midint_plan *p, mi
 static midint_status run_passes(midint_context *ctx, const midint_plan *p, midint_launch l, void *stream)
 {
     midint_status st;
-    if ((st = grow_ws(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
-        (st = grow_ws(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
+    if ((st = midint_workspace_grow(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
+        (st = midint_workspace_grow(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
         (st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS)) != MIDINT_OK)
         return st;
     l.ws = p->ws_words ? ctx->ws.buf : NULL;

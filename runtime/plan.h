@@ -29,7 +29,11 @@ size_t midint_plan_workspace(const midint_plan *p);
 midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const midint_launch *bind, int vec,
                               void *stream);
 
-/* Release the workspace (after the work that uses it is done). */
+/* Grow one of the context's workspace buffers (ws, st, composed_tmp) to `bytes`; a smaller one is freed first, once
+ * the work that used it is done (the workspace fence). */
+midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, size_t bytes);
+
+/* Release the workspace, the composed product's buffer with it (after the work that uses them is done). */
 void midint_workspace_free(midint_context *ctx);
 
 /* The device buffer of NTT twiddle tables, made and uploaded on first use; on failure the message is set. */

@@ -1,0 +1,73 @@
+"""mulmod composed of mul and mod on the device (runtime/composed.c): where its table says so (CUDA, 1024-8192 bits)
+or wherever both parts serve under the test hook MIDINT_TEST_COMPOSED=1, so that the path also runs on PoCL in CI.
+Every modular pattern (moduli 1, 2^k - 1, 2^k + 1, powers of two, the largest value, even and odd), host,
+asynchronous and device calls, r in place of a, b or m, against GMP (check_batch); the workspace query reports the
+product's temporary, and a small workspace cap sends the call back to the one-kernel form, still exact."""
+
+import pytest
+
+from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
+from python_support import midint
+
+PATTERNS = ("random", "zero", "max", "one", "mersenne", "fermat", "pow2", "near", "multiple", "single_bits", "shared",
+            "equal", "mixed")
+
+
+def composed_sizes(backend):
+    """Sizes where mul, mod and mulmod are all generated (at most 4096 bits: PoCL's time), and one between them."""
+    have = {op: {v["bits"] for v in read_variants() if v["backend"] == backend and v["op"] == op}
+            for op in ("mul", "mod", "mulmod")}
+    both = sorted(have["mul"] & have["mod"] & have["mulmod"])
+    sizes = [b for b in both if b <= 4096][:4]
+    if not sizes:
+        pytest.skip(f"no size with mul, mod and mulmod on {backend} in this build")
+    return sizes + ([sizes[-1] - 32] if sizes[-1] > 64 else [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mulmod_composed_against_gmp(backend):
+    require_backend(backend)
+    cases = []
+    for bits in composed_sizes(backend):
+        for k, pattern in enumerate(PATTERNS):
+            cases.append(f"mulmod {bits} {5 + k % 4} {pattern} {k} host none")
+        cases += [f"mulmod {bits} 33 mixed 91 device none", f"mulmod {bits} 9 random 93 host ra",
+                  f"mulmod {bits} 9 random 94 device rb", f"mulmod {bits} 9 random 95 host ab"]
+    proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_COMPOSED": "1"})
+    assert_all_ok(proc, cases)
+    # asynchronous host calls need page-locked buffers; several chunks share the product's temporary in turn
+    cases = [f"mulmod {bits} 4099 mixed 96 async none" for bits in composed_sizes(backend)[:2]]
+    proc = run_driver(["--backend", backend, "--pinned", "--staging", "262144"], cases,
+                      env={"MIDINT_TEST_COMPOSED": "1"})
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mulmod_composed_workspace_and_cap(backend, monkeypatch):
+    """With the hook the workspace query says the product's bytes (2 bits per instance); under a cap smaller than
+    that the call takes the one-kernel form (the query says that form's workspace), and both are exact."""
+    require_backend(backend)
+    bits = composed_sizes(backend)[0]
+    monkeypatch.setenv("MIDINT_TEST_COMPOSED", "1")
+    with midint.Context(backend) as ctx:
+        assert ctx.workspace_size("mulmod", bits, 7) == 7 * 2 * bits // 8
+        assert ctx.selected_variant("mulmod", bits, 7) == "mul+mod"
+        one = [v["name"] for v in read_variants() if v["backend"] == backend and v["op"] == "mulmod"
+               and v["bits"] >= bits][0]
+        ctx.force_variant(one)   # a forced mulmod variant is what runs
+        try:
+            assert ctx.selected_variant("mulmod", bits, 7) == one
+            assert ctx.mulmod([5, 7], [6, 8], [7, 9], bits=bits) == [2, 2]
+        finally:
+            ctx.force_variant(None)
+        m = [3, (1 << bits) - 1, 1 << (bits - 1), 12345, 1]
+        a = [(1 << bits) - 1, 5, (1 << bits) - 2, 0, 77]
+        b = [(1 << bits) - 1, (1 << (bits - 1)) + 3, 2, 9, 8]
+        want = [x * y % z for x, y, z in zip(a, b, m)]
+        assert ctx.mulmod(a, b, m, bits=bits) == want
+        ctx.set_workspace_bytes(2 * bits // 8 * len(a) - 4)   # one word short of the product's temporary
+        try:
+            assert ctx.workspace_size("mulmod", bits, len(a)) != len(a) * 2 * bits // 8
+            assert ctx.mulmod(a, b, m, bits=bits) == want
+        finally:
+            ctx.set_workspace_bytes(1 << 30)
