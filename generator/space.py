@@ -933,7 +933,8 @@ MOD_GCD_LANES = replace(
                    "6.97 / 7.64 / 7.49 (64: 255 registers and 1.9 KB spilled), 8192 1.86 / 1.94 / 1.86); at 1536 and "
                    "3072 bits, where those give no power-of-two number of lanes, Q = 12 / 24 / 48: gcd 3072 14.8 / 22.8 "
                    "/ 29.9 (the thread per instance 11.8), modinv 1536 41.5 / 53.5 / - (40.8), 3072 10.7 / 13.7 / 13.6 "
-                   "(2.72): one variant per size", lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
+                   "(2.72): one variant per size",
+                   lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
         Constraint("modlg_min_bits", "gcd from 3072 bits, modinv from 1536 (H100, M/s: gcd at 2048 bits the thread per "
                    "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv at 2048 the thread 18.6, 2 lanes of "
                    "32 words 26.7; gcd and modinv at 1024 bits are not measured on lanes)",

@@ -13,11 +13,11 @@
 /* Operands of one call through the pipeline at most (an expression's outputs and inputs; an operation's buffers). */
 #define MIDINT_PIPE_MAX 8
 
-/* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
- * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
 /* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
 #define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
 
+/* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
+ * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
 typedef struct midint_pipe_slot {
     void *dev[2];                   /* device buffers: inputs, outputs */
     size_t dev_bytes[2];
@@ -100,5 +100,11 @@ midint_status midint_fail(midint_context *ctx, midint_status status, const char 
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The workspace cap in force: midint_set_workspace_bytes's, else MIDINT_DEFAULT_WORKSPACE_CAP. */
+static inline size_t midint_workspace_cap(const midint_context *ctx)
+{
+    return ctx->workspace_cap ? ctx->workspace_cap : MIDINT_DEFAULT_WORKSPACE_CAP;
+}
 
 #endif

@@ -240,7 +240,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     return MIDINT_OK;
 }
 
-/* ---- mulmod composed (composed.c runs it) ---- */
+/* ---- mulmod composed (ops.c's run_composed runs it) ---- */
 
 /* Where mulmod runs as mul then mod, per backend (bits, inclusive): CUDA, H100, per-instance mulmod at 2^25 words an
  * operand, the one kernel against the two, in tuning/RESULTS.md (fifteenth session). OpenCL keeps the one kernel (its
@@ -259,8 +259,7 @@ size_t midint_composed_bytes(unsigned bits, size_t count)
 
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count)
 {
-    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : MIDINT_DEFAULT_WORKSPACE_CAP;
-    if (op != MIDINT_OP_MULMOD || midint_composed_bytes(bits, count) > cap ||
+    if (op != MIDINT_OP_MULMOD || midint_composed_bytes(bits, count) > midint_workspace_cap(ctx) ||
         ctx->max_bits[MIDINT_OP_MUL] < bits || ctx->max_bits[MIDINT_OP_MOD] < bits)
         return 0;
     for (size_t i = 0; i < ctx->nforced; i++)   /* a variant of op forced: that one */

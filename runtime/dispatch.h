@@ -29,7 +29,8 @@ const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op 
  * open, and again when the device turns a variant down. */
 midint_status midint_find_max_bits(midint_context *ctx);
 
-/* Whether op at `bits` for `count` instances runs as two other operations (composed.c: mulmod as mul then mod), by
+/* Whether op at `bits` for `count` instances runs as two other operations (ops.c's run_composed: mulmod as mul then
+ * mod), by
  * the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a variant of
  * op is forced, nor where the temporary passes the workspace cap. midint_selected_variant then says
  * MIDINT_COMPOSED_NAME. */

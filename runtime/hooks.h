@@ -21,7 +21,7 @@ typedef struct midint_test_hooks {
     int probe_fail;                /* MIDINT_TEST_PROBE_FAIL=1: the OpenCL warp probe's values count as wrong */
     uint32_t kernel_wg;            /* MIDINT_TEST_KERNEL_WG=N: every OpenCL kernel allows at most N work-items */
     int composed;                  /* MIDINT_TEST_COMPOSED=1: mulmod runs as mul then mod wherever both serve
-                                    * (composed.c), on any backend */
+                                    * (ops.c's run_composed), on any backend */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

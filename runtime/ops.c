@@ -31,7 +31,7 @@ typedef struct call {
     midint_mode mode;
     const char *fn;
     int even_moduli;               /* a modulus object of the call is even (check_moduli) */
-    int composed;                  /* runs as two other operations (composed.c): no variant of its own */
+    int composed;                  /* runs as two other operations (run_composed): no variant of its own */
 } call;
 
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
@@ -462,8 +462,6 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
     return ctx->ops->upload(ctx, r, &w, 4);
 }
 
-/* Enqueue `m` instances of the call on buffers `bufs` (device handles, one per parameter): the plan of v, or the
- * expression's steps. */
 static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
 static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
                               const unsigned *scalars, void *stream);
@@ -490,6 +488,8 @@ static midint_status run_composed(midint_context *ctx, unsigned bits, size_t m, 
     return st != MIDINT_OK ? st : marked;
 }
 
+/* Enqueue `m` instances of the call on buffers `bufs` (device handles, one per parameter): the plan of v, or the
+ * expression's steps, or the composed operation's two calls. */
 static midint_status enqueue(midint_context *ctx, const call *c, const midint_variant *v, midint_plan *plan,
                              void *const *bufs, size_t m, int vec, void *stream)
 {
@@ -573,7 +573,6 @@ static midint_status run_host(midint_context *ctx, const call *c, const midint_v
     return midint_pipe_run(ctx, &job, c->mode == MIDINT_MODE_ASYNC, stream, c->fn);
 }
 
-
 /* Fill a call from its arguments (no checks yet). */
 static int make_call(call *c, const midint_op_info *d, midint_op op, size_t count, unsigned bits, void *const *buffers,
                      const unsigned *scalars, midint_mode mode, const char *fn)
@@ -637,7 +636,8 @@ static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, u
                               const unsigned *scalars, void *stream)
 {
     call c;
-    make_call(&c, &midint_op_infos[op], op, count, bits, buffers, scalars, MIDINT_MODE_DEVICE, midint_op_infos[op].name);
+    const midint_op_info *d = &midint_op_infos[op];
+    make_call(&c, d, op, count, bits, buffers, scalars, MIDINT_MODE_DEVICE, d->name);
     return dispatch_and_run(ctx, &c, stream);
 }
 

@@ -7,7 +7,6 @@
 
 #include "plan.h"
 
-
 static uint32_t bit_length(uint64_t x)
 {
     uint32_t b = 0;
@@ -96,7 +95,7 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         p->ws_words = midint_kernels[v->kernel].span;
     if (st != MIDINT_OK || (v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words) || v->plan == MIDINT_PLAN_MAP)
         return st;
-    size_t cap = ctx->workspace_cap ? ctx->workspace_cap : MIDINT_DEFAULT_WORKSPACE_CAP;
+    size_t cap = midint_workspace_cap(ctx);
     uint64_t per = 4u * (p->ws_words + p->st_words);
     if (per > cap)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
@@ -133,11 +132,13 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
 void midint_workspace_free(midint_context *ctx)
 {
     midint_staging_buf *const bufs[] = {&ctx->ws, &ctx->st, &ctx->composed_tmp};
-    if (ctx->ws.buf || ctx->st.buf || ctx->composed_tmp.buf)
-        ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS);
+    int synced = 0;
     for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
-        if (bufs[k]->buf)
+        if (bufs[k]->buf) {
+            if (!synced++)   /* once, for the work that uses any of them */
+                ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS);
             ctx->ops->free(ctx, bufs[k]->buf);
+        }
         bufs[k]->buf = NULL;
         bufs[k]->bytes = 0;
     }

@@ -1,4 +1,5 @@
-"""mulmod composed of mul and mod on the device (runtime/composed.c): where its table says so (CUDA, 1024-8192 bits)
+"""mulmod composed of mul and mod on the device (runtime/ops.c's run_composed): where dispatch's table says so (CUDA,
+1024-32768 bits)
 or wherever both parts serve under the test hook MIDINT_TEST_COMPOSED=1, so that the path also runs on PoCL in CI.
 Every modular pattern (moduli 1, 2^k - 1, 2^k + 1, powers of two, the largest value, even and odd), host,
 asynchronous and device calls, r in place of a, b or m, against GMP (check_batch); the workspace query reports the
