@@ -151,12 +151,18 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         entries.append(Entry(v=v, shared_bytes=shared_bytes(v), plan=plan_kind, kernels=index,
                              block=max(kernels[i].block for i in index)))
 
-    # the device-side check of divisors and moduli (templates/kernel_check.j2): one kernel per backend, in a unit and
-    # program of its own
+    # the runtime's own kernels, one each per backend, in a unit and program of their own: the device-side check of
+    # divisors and moduli (templates/kernel_check.j2) and the two helpers of the division of large numbers
+    # (templates/kernel_div_steps.j2, runtime/bigdiv.c)
     for backend in sorted({k.backend for k in kernels}):
         name = f"check_values_{backend}"
         kernels.append(Kernel(name, backend, "check", 0, 256, 0, 0, "check_values", "check_values",
                               env.get_template("kernel_check.j2").render(name=name)))
+        names = {"lz": f"div_lz_{backend}", "pick": f"div_pick_{backend}"}
+        source = env.get_template("kernel_div_steps.j2").render(**names)
+        for role, name in names.items():   # both in one unit and program; the first carries the source
+            kernels.append(Kernel(name, backend, f"div_{role}", 0, 256, 0, 0, "div_steps", "div_steps",
+                                  source if role == "lz" else ""))
     counters: dict[str, int] = defaultdict(int)
     for k in kernels:
         k.impl = counters[k.backend]

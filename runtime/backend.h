@@ -70,11 +70,12 @@ typedef struct midint_backend_ops {
      * are not addresses leaves this NULL. Small host calls run on it with no copy to the device. */
     void *(*host_alias)(midint_context *ctx, void *host, void *handle);
     /* Enqueue a fill of bytes [0, bytes) of a device buffer (bytes a multiple of 4) with the 32-bit word `value`, and
-     * a copy of `rows` rows of `row_bytes` bytes from src (row r at r * src_pitch) to dst (row r at r * dst_pitch).
-     * Expressions step by step (expr_steps.c) make zero-extensions and constants from them, with no kernel. */
+     * a copy of `rows` rows of `row_bytes` bytes from src (row r at src_off + r * src_pitch bytes) to dst (row r at
+     * dst_off + r * dst_pitch). Expressions step by step (expr_steps.c) make zero-extensions and constants from them,
+     * with no kernel; the division of large numbers (bigdiv.c) its windows of instances. */
     midint_status (*fill)(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream);
-    midint_status (*copy_rect)(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                               size_t row_bytes, size_t rows, void *stream);
+    midint_status (*copy_rect)(midint_context *ctx, void *dst, size_t dst_off, size_t dst_pitch, const void *src,
+                               size_t src_off, size_t src_pitch, size_t row_bytes, size_t rows, void *stream);
     /* 0 when a kernel of v cannot run its block on this device, which some backends know only once the kernel is
      * built (OpenCL: a kernel's work-group limit falls with its registers); dispatch then picks another. NULL:
      * midint_variant_fits says it all. */

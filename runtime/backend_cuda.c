@@ -197,13 +197,14 @@ static midint_status cu_fill(midint_context *ctx, void *buf, uint32_t value, siz
 }
 
 /* The direction from the addresses, as cu_copy's. */
-static midint_status cu_copy_rect(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                                  size_t row_bytes, size_t rows, void *stream)
+static midint_status cu_copy_rect(midint_context *ctx, void *dst, size_t dst_off, size_t dst_pitch, const void *src,
+                                  size_t src_off, size_t src_pitch, size_t row_bytes, size_t rows, void *stream)
 {
     midint_status st = use_device(ctx);
     if (st != MIDINT_OK)
         return st;
-    cudaError_t err = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault,
+    cudaError_t err = cudaMemcpy2DAsync((char *)dst + dst_off, dst_pitch, (const char *)src + src_off, src_pitch,
+                                        row_bytes, rows, cudaMemcpyDefault,
                                         stream ? (cudaStream_t)stream : STATE(ctx)->stream);
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemcpy2DAsync");
 }

@@ -384,12 +384,14 @@ static cl_mem parent_of(cl_mem m, size_t *offset)
 }
 
 /* On the parent buffers at the sub-buffers' offsets: PoCL 2.10 crashed in a rectangular copy on a sub-buffer. */
-static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
-                                   size_t row_bytes, size_t rows, void *stream)
+static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_off, size_t dst_pitch, const void *src,
+                                   size_t src_off, size_t src_pitch, size_t row_bytes, size_t rows, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
     size_t src_origin[3] = {0, 0, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
     cl_mem s = parent_of((cl_mem)src, &src_origin[0]), d = parent_of((cl_mem)dst, &dst_origin[0]);
+    src_origin[0] += src_off;
+    dst_origin[0] += dst_off;
     cl_int err = midint_cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch,
                                                    0, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBufferRect");

@@ -13,6 +13,9 @@
 /* Operands of one call through the pipeline at most (an expression's outputs and inputs; an operation's buffers). */
 #define MIDINT_PIPE_MAX 8
 
+/* Temporaries of the division of large numbers (bigdiv.c), each its own device buffer. */
+#define MIDINT_BIGDIV_BUFFERS 32
+
 /* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
 #define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
 
@@ -80,6 +83,9 @@ struct midint_context {
     int forced_steps;               /* midint_force_variant(ctx, "steps"): expressions step by step where they can */
     midint_staging_buf steps_tmp[MIDINT_STEPS_SLOTS + 1]; /* expr_steps.c: values' slots, then the constants' column */
     midint_staging_buf composed_tmp; /* ops.c: a composed mulmod's product, 2 n words per instance */
+    /* bigdiv.c: its temporaries, one buffer each (OpenCL copies no rectangle between two parts of one buffer whose
+     * rows differ) */
+    midint_staging_buf div_tmp[MIDINT_BIGDIV_BUFFERS];
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */
@@ -88,6 +94,8 @@ struct midint_context {
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
     unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open (registry.c) */
+    uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
+                                                     * may go further: divrem and mod of large numbers, bigdiv.c) */
     midint_expr_limits *expr_limits; /* per expression: the largest sizes it runs here (fused: registry.c) */
     int expr_steps_known;           /* expr_limits' step-by-step sizes are worked out (expr_steps.c) */
     char tuning_status[MIDINT_MSG_LEN];

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigdiv.h"
 #include "dispatch.h"
 
 /* ---- level 1: variants forced by name (midint_force_variant, or MIDINT_VARIANT) ---- */
@@ -295,6 +296,8 @@ const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsig
     }
     if (midint_composed_applies(ctx, op, bits, count))
         return MIDINT_COMPOSED_NAME;
+    if (midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op]))
+        return MIDINT_BIGDIV_NAME;
     const midint_variant *v = NULL;
     return midint_dispatch(ctx, op, bits / 32, count, even_moduli, &v) == MIDINT_OK ? v->name : NULL;
 }

@@ -36,6 +36,8 @@ midint_status midint_find_max_bits(midint_context *ctx);
  * MIDINT_COMPOSED_NAME. */
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count);
 #define MIDINT_COMPOSED_NAME "mul+mod"
+/* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
+#define MIDINT_BIGDIV_NAME "newton"
 
 /* Device bytes of the temporary a composed call of `count` instances at `bits` uses (the product: 2 bits each). */
 size_t midint_composed_bytes(unsigned bits, size_t count);

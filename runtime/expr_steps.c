@@ -266,8 +266,8 @@ static midint_status run_ext(midint_context *ctx, const steps_run *r, const step
 {
     size_t row = value_bytes(r, from_width) / r->count;
     midint_status st = ctx->ops->fill(ctx, dst, 0, value_bytes(r, t->width), r->stream);
-    return st != MIDINT_OK ? st : ctx->ops->copy_rect(ctx, dst, row / from_width * t->width, r->val[t->x], row, row,
-                                                      r->count, r->stream);
+    return st != MIDINT_OK ? st : ctx->ops->copy_rect(ctx, dst, 0, row / from_width * t->width, r->val[t->x], 0,
+                                                      row, row, r->count, r->stream);
 }
 
 static midint_status run_const(midint_context *ctx, const steps_run *r, const step *t, void *dst)
@@ -278,7 +278,8 @@ static midint_status run_const(midint_context *ctx, const steps_run *r, const st
         return st;
     if ((st = ctx->ops->fill(ctx, column, (uint32_t)t->value, r->count * 4, r->stream)) != MIDINT_OK)
         return st;
-    return ctx->ops->copy_rect(ctx, dst, value_bytes(r, t->width) / r->count, column, 4, 4, r->count, r->stream);
+    return ctx->ops->copy_rect(ctx, dst, 0, value_bytes(r, t->width) / r->count, column, 0, 4, 4, r->count,
+                               r->stream);
 }
 
 static midint_status run_step(midint_context *ctx, const program *g, const steps_run *r, unsigned i)

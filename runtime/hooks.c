@@ -32,5 +32,10 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
     h->kernel_wg = wg ? (uint32_t)strtoul(wg, NULL, 10) : 0;
     const char *composed = getenv("MIDINT_TEST_COMPOSED");
     h->composed = composed && strcmp(composed, "1") == 0;
+    const char *bigdiv = getenv("MIDINT_TEST_BIGDIV");
+    if (bigdiv && *bigdiv && (sscanf(bigdiv, "%u", &h->bigdiv_base) != 1 || h->bigdiv_base < 2)) {
+        snprintf(why, len, "MIDINT_TEST_BIGDIV is '%.40s'; expected the Newton base's words, at least 2", bigdiv);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
     return MIDINT_OK;
 }

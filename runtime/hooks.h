@@ -22,6 +22,9 @@ typedef struct midint_test_hooks {
     uint32_t kernel_wg;            /* MIDINT_TEST_KERNEL_WG=N: every OpenCL kernel allows at most N work-items */
     int composed;                  /* MIDINT_TEST_COMPOSED=1: mulmod runs as mul then mod wherever both serve
                                     * (ops.c's run_composed), on any backend */
+    uint32_t bigdiv_base;          /* MIDINT_TEST_BIGDIV=B: divrem and mod run as the division of large numbers
+                                    * (bigdiv.c) at every size of 2 words or more, its Newton iteration starting from at
+                                    * most B words (B >= 2), so that CPU tests reach its every level at small sizes */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

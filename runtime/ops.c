@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigdiv.h"
 #include "dispatch.h"
 #include "expr_steps.h"
 #include "host_pipe.h"
@@ -15,6 +16,9 @@
 
 /* Parameters of one call at most: an expression's eight buffers, an operation's buffers and scalars. */
 #define MAX_PARAMS MIDINT_PIPE_MAX
+
+/* How a call runs as other operations: mulmod as mul then mod, divrem and mod of large numbers (bigdiv.c). */
+enum { COMPOSED_NONE = 0, COMPOSED_MULMOD = 1, COMPOSED_BIGDIV = 2 };
 
 /* One call as the path sees it, checked. */
 typedef struct call {
@@ -31,7 +35,7 @@ typedef struct call {
     midint_mode mode;
     const char *fn;
     int even_moduli;               /* a modulus object of the call is even (check_moduli) */
-    int composed;                  /* runs as two other operations (run_composed): no variant of its own */
+    int composed;                  /* runs as other operations (run_composed), no variant of its own: COMPOSED_* */
 } call;
 
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn)
@@ -463,16 +467,19 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 }
 
 static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
-static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
-                              const unsigned *scalars, void *stream);
 
 /* A checked mulmod as two calls where dispatch composes it (midint_composed_applies): the full product (mul) into
  * the context's composed_tmp, 2 n words per instance, then its remainder (mod, a 2 bits dividend) into r. There the
  * two operations' kernels (lanes) beat mulmod's thread per instance, which holds a, b, the product and the quotient
  * and runs out of registers. bufs: r, a, b, m. The product's buffer is shared by the host path's streams: one use at a
  * time, under the workspace fence. */
-static midint_status run_composed(midint_context *ctx, unsigned bits, size_t m, void *const *bufs, void *stream)
+static midint_status run_composed(midint_context *ctx, const call *c, size_t m, void *const *bufs, void *stream)
 {
+    const unsigned bits = c->bits;
+    if (c->composed == COMPOSED_BIGDIV) /* the dividend's width: the row's one scalar */
+        for (unsigned i = 0; i < c->info->nparams; i++)
+            if (c->info->params[i].kind == MIDINT_PARAM_SCALAR)
+                return midint_bigdiv_run(ctx, c->op, bits, c->scalar[i], m, bufs, stream);
     midint_status st = midint_workspace_grow(ctx, &ctx->composed_tmp, midint_composed_bytes(bits, m));
     if (st == MIDINT_OK)
         st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
@@ -482,8 +489,8 @@ static midint_status run_composed(midint_context *ctx, unsigned bits, size_t m, 
     void *const mul[] = {t, bufs[1], bufs[2]}; /* t = a b: r may be a or b, both read here first */
     void *const mod[] = {bufs[0], t, bufs[3]}; /* r = t mod m: r may be m (mod's own in-place case) */
     const unsigned abits[] = {2u * bits};
-    if ((st = op_inner(ctx, MIDINT_OP_MUL, m, bits, mul, NULL, stream)) == MIDINT_OK)
-        st = op_inner(ctx, MIDINT_OP_MOD, m, bits, mod, abits, stream);
+    if ((st = midint_op_inner(ctx, MIDINT_OP_MUL, m, bits, mul, NULL, stream)) == MIDINT_OK)
+        st = midint_op_inner(ctx, MIDINT_OP_MOD, m, bits, mod, abits, stream);
     midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
     return st != MIDINT_OK ? st : marked;
 }
@@ -494,7 +501,7 @@ static midint_status enqueue(midint_context *ctx, const call *c, const midint_va
                              void *const *bufs, size_t m, int vec, void *stream)
 {
     if (!v)
-        return c->composed ? run_composed(ctx, c->bits, m, bufs, stream)
+        return c->composed ? run_composed(ctx, c, m, bufs, stream)
                            : midint_expr_steps_run(ctx, &midint_exprs[c->expr], c->bits, m, bufs, stream);
     midint_launch l;
     bind(c, bufs, &l);
@@ -614,7 +621,9 @@ midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, u
     midint_status st = check_call(ctx, &c, stream);
     if (st != MIDINT_OK)
         return st;
-    c.composed = midint_composed_applies(ctx, op, bits, count);
+    c.composed = midint_composed_applies(ctx, op, bits, count)                      ? COMPOSED_MULMOD
+                 : midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op]) ? COMPOSED_BIGDIV
+                                                                                  : COMPOSED_NONE;
     return dispatch_and_run(ctx, &c, stream);
 }
 
@@ -631,8 +640,9 @@ static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream
     return c->mode == MIDINT_MODE_DEVICE ? run_device(ctx, c, v, stream) : run_host(ctx, c, v, stream);
 }
 
-/* A device call of op that a checked call makes (run_composed's parts): dispatch and run, no checks again. */
-static midint_status op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+/* A device call of op that a checked call makes (run_composed's parts, bigdiv.c's steps): dispatch and run, no
+ * checks again. */
+midint_status midint_op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
                               const unsigned *scalars, void *stream)
 {
     call c;
@@ -720,6 +730,17 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
         *bytes = midint_composed_bytes(bits, count);   /* the product between the two parts */
         return MIDINT_OK;
     }
+    if (st == MIDINT_OK && midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op])) {
+        /* its temporaries for the instances of a pass (at most half the cap), and a product's workspace beside */
+        size_t per = midint_bigdiv_instance_bytes(bits), m = midint_workspace_cap(ctx) / 2 / per;
+        m = m < count ? m : count;
+        size_t mul_bytes = 0;
+        if (m && (st = midint_workspace_size(ctx, MIDINT_OP_MUL, bits, m, &mul_bytes)) == MIDINT_OK)
+            *bytes = per * m + mul_bytes;
+        else if (!m) /* one instance does not fit: what it needs */
+            *bytes = 2 * per;
+        return st;
+    }
     const midint_variant *v = NULL;
     midint_plan plan;
     if (st == MIDINT_OK && ((st = midint_dispatch(ctx, op, c.n, count, 0, &v)) != MIDINT_OK ||
@@ -737,7 +758,10 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes)
     if (bytes == 0)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_set_workspace_bytes: bytes must be positive");
     ctx->workspace_cap = bytes;
-    if (ctx->ws.bytes + ctx->st.bytes + ctx->composed_tmp.bytes > bytes)
+    size_t held = ctx->ws.bytes + ctx->st.bytes + ctx->composed_tmp.bytes;
+    for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
+        held += ctx->div_tmp[k].bytes;
+    if (held > bytes)
         midint_workspace_free(ctx);
     return MIDINT_OK;
 }

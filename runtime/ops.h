@@ -19,6 +19,11 @@ typedef enum midint_mode {
 midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
                               const unsigned *scalars, midint_mode mode, void *stream, const char *fn);
 
+/* A device call of op on device buffers that a checked call makes (composed operations' parts, bigdiv.c's steps):
+ * dispatched and run with no checks again, on `stream`. */
+midint_status midint_op_inner(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
+                              const unsigned *scalars, void *stream);
+
 /* Whether [p, p + pn) and [q, q + qn) overlap. */
 int midint_ranges_overlap(const void *p, size_t pn, const void *q, size_t qn);
 

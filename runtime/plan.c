@@ -131,7 +131,9 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
 
 void midint_workspace_free(midint_context *ctx)
 {
-    midint_staging_buf *const bufs[] = {&ctx->ws, &ctx->st, &ctx->composed_tmp};
+    midint_staging_buf *bufs[3 + MIDINT_BIGDIV_BUFFERS] = {&ctx->ws, &ctx->st, &ctx->composed_tmp};
+    for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
+        bufs[3 + k] = &ctx->div_tmp[k];
     int synced = 0;
     for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
         if (bufs[k]->buf) {

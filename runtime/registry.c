@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigdiv.h"
 #include "dispatch.h"
 
 const char *midint_op_name(midint_op op)
@@ -95,6 +96,12 @@ midint_status midint_find_max_bits(midint_context *ctx)
         if (max && v->bits > *max)
             *max = v->bits;
     }
+    memcpy(ctx->kernel_max_bits, ctx->max_bits, sizeof ctx->max_bits);
+    const unsigned big = midint_bigdiv_max_bits(ctx); /* divrem and mod above their kernels: bigdiv.c */
+    const midint_op divs[] = {MIDINT_OP_DIVREM, MIDINT_OP_MOD};
+    for (unsigned i = 0; i < 2; i++)
+        if (big > ctx->max_bits[divs[i]])
+            ctx->max_bits[divs[i]] = big;
     ctx->expr_steps_known = 0; /* the step-by-step sizes follow the operations' (expr_steps.c, at first need) */
     return MIDINT_OK;
 }

@@ -26,7 +26,9 @@ typedef enum midint_role {
     MIDINT_ROLE_EXPR = 7,      /* a fused expression: the whole of it (expr grid: its tiles, carry in 0); takes the
                                 * buffers io0..io7 (launch.h) */
     MIDINT_ROLE_MAP = 8,       /* map family: Q words per thread of the flat array of count x n words */
-    MIDINT_ROLE_CHECK = 9      /* the device-side check of divisors and moduli (one per backend; runtime/ops.c) */
+    MIDINT_ROLE_CHECK = 9,     /* the device-side check of divisors and moduli (one per backend; runtime/ops.c) */
+    MIDINT_ROLE_DIV_LZ = 10,   /* large division (runtime/bigdiv.c): each instance's leading zero bits */
+    MIDINT_ROLE_DIV_PICK = 11  /* large division: keep or take a difference per instance, count the corrections */
 } midint_role;
 
 typedef struct midint_kernel {

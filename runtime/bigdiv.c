@@ -1,0 +1,427 @@
+/* bigdiv.c — divrem and mod of numbers above their kernels' sizes: the divisor's reciprocal by Newton's iteration,
+ * then the quotient a block of n words at a time, each a product by the reciprocal and a product by the divisor,
+ * corrected exactly. Every step is a library operation on device buffers (mul, add, sub, the shifts, the small
+ * divrem) or one of the runtime's two helper kernels (templates/kernel_div_steps.j2); docs/operations.md, "Division
+ * of large numbers", has the method and its bounds.
+ *
+ * Notation: B = 2^32, n the divisor's words, D' = D 2^s the divisor normalised (its top bit set; s per instance), d =
+ * D' / B^n in [1/2, 1). The reciprocal is kept as V = B^n + V' (V' of n words, the leading 1 implicit), an
+ * underestimate of B^(2n) / D' by at most 89 units (the bound below). */
+#include <stdint.h>
+#include <string.h>
+
+#include "backend.h"
+#include "bigdiv.h"
+#include "ops.h"
+#include "plan.h"
+#include "registry.h"
+
+/* The base of the iteration: V of b words from one division B^(2b) / (top b words of D' + 1) by the divrem kernels,
+ * so b + 1 words must be within their sizes. */
+#define BASE_MAX_WORDS 1023u
+/* Levels of the iteration at most (n halves at each: 2^27 bits is 22). */
+#define MAX_LEVELS 40
+/* The top level doubles exactly (its second product at n/2 words, not n/2 + 1) by truncating its error term 4 bits
+ * lower; its reciprocal is then within 89 units, so the quotient of a block within 92: the binary corrections subtract
+ * 64, 32, ..., 1 times D' (CORRECTION_BITS of them). */
+#define TOP_SHIFT 4u
+#define CORRECTION_BITS 7u
+/* Single corrections after those until none changes anything: a guard that the bounds make idle. */
+#define MAX_EXTRA_ROUNDS 64
+
+/* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
+ * capacity of per_n n + fixed words an instance. */
+enum {
+    R_X, R_BIG, R_DN, R_DN1, R_VA, R_VB, R_UT, R_VP, R_VPE, R_E, R_E2, R_ET, R_P2, R_C2, R_C2W, R_C1, R_C1S, R_ZERO,
+    R_Q1, R_Q0, R_RA, R_RB, R_YH, R_YL, R_T, R_TT, R_CB, R_LZ, R_LZX, R_ONES, R_BR, R_CNT, R_COUNT
+};
+static const struct {
+    unsigned per_n, fixed, per_call; /* per_call: words for the whole pass beside those per instance (a flag) */
+} REGIONS[R_COUNT] = {
+    [R_X] = {3, 0, 0},   [R_BIG] = {3, 2, 0}, [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
+    [R_VB] = {1, 0, 0},  [R_UT] = {1, 0, 0},  [R_VP] = {1, 0, 0},  [R_VPE] = {1, 1, 0}, [R_E] = {1, 1, 0},
+    [R_E2] = {1, 1, 0},  [R_ET] = {1, 0, 0},  [R_P2] = {2, 2, 0},  [R_C2] = {2, 2, 0},  [R_C2W] = {1, 0, 0},
+    [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {2, 2, 0}, [R_Q1] = {1, 0, 0}, [R_Q0] = {1, 0, 0},
+    [R_RA] = {1, 1, 0},  [R_RB] = {1, 1, 0},  [R_YH] = {1, 0, 0},  [R_YL] = {1, 1, 0},  [R_T] = {1, 1, 0},
+    [R_TT] = {1, 1, 0},  [R_CB] = {1, 0, 0},  [R_LZ] = {0, 1, 1},  [R_LZX] = {0, 1, 1}, [R_ONES] = {0, 1, 0},
+    [R_BR] = {0, 1, 0},  [R_CNT] = {0, 1, 1},
+};
+
+_Static_assert(R_COUNT <= MIDINT_BIGDIV_BUFFERS, "a context buffer per region");
+
+typedef struct bigdiv {
+    midint_context *ctx;
+    void *stream;
+    size_t m;          /* instances of this pass */
+    uint32_t n;        /* the divisor's words */
+    void *r[R_COUNT];  /* the regions' handles */
+    const midint_kernel *lz, *pick;
+} bigdiv;
+
+static size_t region_words(unsigned k, uint32_t n, size_t m)
+{
+    return ((size_t)REGIONS[k].per_n * n + REGIONS[k].fixed) * m + REGIONS[k].per_call;
+}
+
+/* Bytes of every region for m instances. */
+static size_t regions_bytes(uint32_t n, size_t m)
+{
+    size_t total = 0;
+    for (unsigned k = 0; k < R_COUNT; k++)
+        total += region_words(k, n, m) * 4;
+    return total;
+}
+
+size_t midint_bigdiv_instance_bytes(unsigned bits)
+{
+    return regions_bytes(bits / 32u, 1);
+}
+
+static const midint_kernel *helper_kernel(const midint_context *ctx, midint_role role)
+{
+    for (size_t j = 0; j < midint_kernel_count; j++)
+        if (midint_kernels[j].role == role && midint_kernels[j].backend == ctx->ops->id)
+            return &midint_kernels[j];
+    return NULL;
+}
+
+unsigned midint_bigdiv_max_bits(const midint_context *ctx)
+{
+    if (!helper_kernel(ctx, MIDINT_ROLE_DIV_LZ) || !helper_kernel(ctx, MIDINT_ROLE_DIV_PICK) ||
+        ctx->max_bits[MIDINT_OP_DIVREM] < 64)
+        return 0;
+    unsigned max = ctx->max_bits[MIDINT_OP_MUL];
+    const midint_op wide[] = {MIDINT_OP_SHL, MIDINT_OP_SHR, MIDINT_OP_ADD, MIDINT_OP_SUB};
+    for (unsigned i = 0; i < sizeof wide / sizeof wide[0]; i++) /* the dividend, normalised: 3 n words */
+        if (ctx->max_bits[wide[i]] / 3u / 32u * 32u < max)
+            max = ctx->max_bits[wide[i]] / 3u / 32u * 32u;
+    return max;
+}
+
+int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max)
+{
+    if ((op != MIDINT_OP_DIVREM && op != MIDINT_OP_MOD) || bits < 64 || bits > midint_bigdiv_max_bits(ctx))
+        return 0;
+    for (size_t i = 0; i < ctx->nforced; i++) /* a variant of op forced: that one */
+        if (ctx->forced[i]->op == op)
+            return 0;
+    return ctx->hooks.bigdiv_base || bits > own_max;
+}
+
+/* ---- the steps, on the pass's m instances ---- */
+
+/* Copy k words of every instance: src's words [soff, soff + k) of its sw-word instances to dst's [doff, doff + k) of
+ * its dw-word ones. */
+static midint_status copy(bigdiv *z, void *dst, uint32_t dw, uint32_t doff, const void *src, uint32_t sw,
+                          uint32_t soff, uint32_t k)
+{
+    return z->ctx->ops->copy_rect(z->ctx, dst, (size_t)doff * 4, (size_t)dw * 4, src, (size_t)soff * 4,
+                                  (size_t)sw * 4, (size_t)k * 4, z->m, z->stream);
+}
+
+static midint_status zero(bigdiv *z, void *dst, uint32_t w)
+{
+    return z->ctx->ops->fill(z->ctx, dst, 0, (size_t)w * 4 * z->m, z->stream);
+}
+
+/* One library operation on the pass's instances at w words. */
+static midint_status op(bigdiv *z, midint_op o, uint32_t w, void *const *bufs, const unsigned *scalars)
+{
+    return midint_op_inner(z->ctx, o, z->m, 32u * w, bufs, scalars, z->stream);
+}
+
+static midint_status add(bigdiv *z, uint32_t w, void *r, const void *a, const void *b)
+{
+    void *const bufs[] = {r, (void *)a, (void *)b, NULL};
+    return op(z, MIDINT_OP_ADD, w, bufs, NULL);
+}
+
+static midint_status sub(bigdiv *z, uint32_t w, void *r, const void *a, const void *b, void *borrow)
+{
+    void *const bufs[] = {r, (void *)a, (void *)b, borrow};
+    return op(z, MIDINT_OP_SUB, w, bufs, NULL);
+}
+
+static midint_status mul(bigdiv *z, uint32_t w, void *r, const void *a, const void *b)
+{
+    void *const bufs[] = {r, (void *)a, (void *)b};
+    return op(z, MIDINT_OP_MUL, w, bufs, NULL);
+}
+
+/* r = a << shift or a >> shift (shifts: per instance, or NULL) at w words; r is not a. */
+static midint_status shift(bigdiv *z, midint_op o, uint32_t w, void *r, const void *a, unsigned by, const void *shifts)
+{
+    void *const bufs[] = {r, (void *)a, (void *)shifts};
+    const unsigned scalars[] = {by};
+    return op(z, o, w, bufs, scalars);
+}
+
+static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads, void *r, const void *a,
+                            const void *b, void *aux, uint32_t n, uint32_t x0)
+{
+    midint_launch l;
+    memset(&l, 0, sizeof l);
+    l.r = r;
+    l.a = a;
+    l.b = b;
+    l.aux = aux;
+    l.count = z->m;
+    l.n = n;
+    l.x0 = x0;
+    l.grid = (threads + k->block - 1) / k->block;
+    return z->ctx->ops->launch(z->ctx, k, &l, z->stream);
+}
+
+/* lz[i] = the leading zero bits of instance i of x (w words), lz[m] their least over the pass. */
+static midint_status leading_zeros(bigdiv *z, void *lz, const void *x, uint32_t w)
+{
+    const uint32_t per_thread = 8;
+    midint_status st = z->ctx->ops->fill(z->ctx, lz, 32u * w, (z->m + 1) * 4, z->stream);
+    return st != MIDINT_OK ? st
+                           : helper(z, z->lz, z->m * ((w + per_thread - 1) / per_thread), lz, x, NULL, NULL, w,
+                                    per_thread);
+}
+
+static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out)
+{
+    midint_status st = z->ctx->ops->download_async(z->ctx, out, buf, index * 4, 4, z->stream);
+    return st != MIDINT_OK ? st : z->ctx->ops->synchronize(z->ctx, z->stream);
+}
+
+/* r (n + 1 words, below 2^bits D') less D' 2^j wherever that does not borrow, for j = bits - 1 .. 0, counting in CNT
+ * (zeroed first) what was subtracted; then single subtractions, the flag CNT[m] read back after each, until one
+ * changes nothing. Leaves r < D' and CNT[i] the correction of instance i's quotient estimate. */
+static midint_status correct(bigdiv *z, void *r, unsigned bits)
+{
+    midint_context *ctx = z->ctx;
+    const uint32_t w = z->n + 1;
+    void *cnt = z->r[R_CNT], *t = z->r[R_T], *tt = z->r[R_TT];
+    midint_status st = ctx->ops->fill(ctx, cnt, 0, (z->m + 1) * 4, z->stream);
+    for (unsigned j = bits; j-- > 0 && st == MIDINT_OK;) {
+        const void *dj = z->r[R_DN1];
+        if (j && (st = shift(z, MIDINT_OP_SHL, w, tt, z->r[R_DN1], j, NULL)) == MIDINT_OK)
+            dj = tt;
+        if (st == MIDINT_OK && (st = sub(z, w, t, r, dj, z->r[R_BR])) == MIDINT_OK)
+            st = helper(z, z->pick, (uint64_t)z->m * w, r, t, z->r[R_BR], cnt, w, 1u << j);
+    }
+    for (int round = 0; st == MIDINT_OK; round++) {
+        uint32_t changed = 0;
+        if (round == MAX_EXTRA_ROUNDS)
+            return midint_fail(ctx, MIDINT_ERR_DEVICE, "the division's quotient estimate was off by more than its "
+                               "bound (a defect: please report it with the operands)");
+        if ((st = ctx->ops->copy_rect(ctx, cnt, z->m * 4, 4, z->r[R_ZERO], 0, 4, 4, 1, z->stream)) != MIDINT_OK ||
+            (st = sub(z, w, t, r, z->r[R_DN1], z->r[R_BR])) != MIDINT_OK ||
+            (st = helper(z, z->pick, (uint64_t)z->m * w, r, t, z->r[R_BR], cnt, w, 1)) != MIDINT_OK ||
+            (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK || !changed)
+            break;
+    }
+    return st;
+}
+
+/* One block of the quotient: Y = YH B^n + YL (YH of n words below D', YL the low n + 1 words of Y, its word n YH's
+ * word 0) divided by D': q (n words) and r = Y - q D' (n + 1 words, below D'). The estimate YH + floor(YH V' / B^n)
+ * is at most the quotient and within the reciprocal's error + 3 of it; r is exact mod B^(n+1), which holds it. With
+ * `trivial` YH is 0 for every instance (the quotient is 0 or 1): no products. */
+static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, int trivial)
+{
+    const uint32_t n = z->n;
+    void *p = z->r[R_BIG], *cb = z->r[R_CB];
+    midint_status st = MIDINT_OK;
+    if (trivial) {
+        if ((st = zero(z, q, n)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
+            return st;
+    } else if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK ||
+               (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK || (st = add(z, n, q, q, yh)) != MIDINT_OK ||
+               (st = mul(z, n, p, q, z->r[R_DN])) != MIDINT_OK ||
+               (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK ||
+               (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK) {
+        return st;
+    }
+    if ((st = correct(z, r, trivial ? 1 : CORRECTION_BITS)) != MIDINT_OK || (st = zero(z, cb, n)) != MIDINT_OK ||
+        (st = copy(z, cb, n, 0, z->r[R_CNT], 1, 0, 1)) != MIDINT_OK)
+        return st;
+    return add(z, n, q, q, cb);
+}
+
+/* The base: V' of b words with B^b + V' = floor(B^(2b) / U), U = (the top b words of D') + 1 <= B^b, by one small
+ * divrem: an underestimate of B^(2b) / d within 5 units. Into VA. */
+static midint_status base(bigdiv *z, uint32_t b)
+{
+    const uint32_t n = z->n;
+    void *u = z->r[R_T], *num = z->r[R_C2], *quo = z->r[R_P2], *rem = z->r[R_E], *one = z->r[R_TT];
+    midint_status st;
+    if ((st = zero(z, u, b + 1)) != MIDINT_OK || (st = copy(z, u, b + 1, 0, z->r[R_DN], n, n - b, b)) != MIDINT_OK ||
+        (st = zero(z, one, b + 1)) != MIDINT_OK || (st = copy(z, one, b + 1, 0, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK ||
+        (st = add(z, b + 1, u, u, one)) != MIDINT_OK || (st = zero(z, num, 2 * b + 2)) != MIDINT_OK ||
+        (st = copy(z, num, 2 * b + 2, 2 * b, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK)
+        return st;
+    void *const bufs[] = {quo, rem, num, u};
+    const unsigned abits[] = {64u * (b + 1)};
+    if ((st = op(z, MIDINT_OP_DIVREM, b + 1, bufs, abits)) != MIDINT_OK)
+        return st;
+    return copy(z, z->r[R_VA], b, 0, quo, 2 * b + 2, 0, b);
+}
+
+/* One level: from V' of h words in VA to V' of w words (h < w <= 2h) in VA. With U = (top w words of D') + 1 and
+ * V = B^h + V', E = B^(w+h) - U V >= 0 (V never passes 1 / U's scale: both only round down) and below 8 B^w, so it is
+ * computed mod B^(w+1) from the product; then V_w = V B^(w-h) + floor(V E_t 2^k / B^h) with E_t = floor(E / (B^h
+ * 2^k)), which is V' B^(w-h) + (E_t << k) + (V' E_t >> (32 h - k)). k = 0 where w < 2h (each level's error stays
+ * within 7 units) and TOP_SHIFT at the top (w = 2h: E_t of h words, not h + 1). */
+static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
+{
+    const uint32_t n = z->n;
+    void *ut = z->r[R_UT], *vp = z->r[R_VP], *vpe = z->r[R_VPE], *p1 = z->r[R_BIG], *e = z->r[R_E], *e2 = z->r[R_E2];
+    void *et = z->r[R_ET], *p2 = z->r[R_P2], *c2 = z->r[R_C2], *c2w = z->r[R_C2W], *c1 = z->r[R_C1];
+    void *c1s = z->r[R_C1S], *va = z->r[R_VA], *vn = z->r[R_VB];
+    midint_status st;
+    if ((st = copy(z, ut, w, 0, z->r[R_DN], n, n - w, w)) != MIDINT_OK ||           /* top w words of D' */
+        (st = zero(z, vp, w)) != MIDINT_OK || (st = copy(z, vp, w, 0, va, h, 0, h)) != MIDINT_OK ||
+        (st = copy(z, vp, w, h, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK ||                 /* V, h + 1 words */
+        (st = mul(z, w, p1, ut, vp)) != MIDINT_OK ||                                    /* (U - 1) V */
+        (st = zero(z, vpe, w + 1)) != MIDINT_OK || (st = copy(z, vpe, w + 1, 0, vp, w, 0, w)) != MIDINT_OK ||
+        (st = copy(z, e, w + 1, 0, p1, 2 * w, 0, w + 1)) != MIDINT_OK ||
+        (st = sub(z, w + 1, e, z->r[R_ZERO], e, NULL)) != MIDINT_OK ||                   /* -(U - 1) V - V */
+        (st = sub(z, w + 1, e, e, vpe, NULL)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHR, w + 1, e2, e, 32u * h + k, NULL)) != MIDINT_OK || /* E_t */
+        (st = copy(z, et, h, 0, e2, w + 1, 0, h)) != MIDINT_OK ||
+        (st = mul(z, h, p2, va, et)) != MIDINT_OK ||                                    /* V' E_t */
+        (st = shift(z, MIDINT_OP_SHR, 2 * h, c2, p2, 32u * h - k, NULL)) != MIDINT_OK ||
+        (st = copy(z, c2w, w, 0, c2, 2 * h, 0, w)) != MIDINT_OK ||
+        (st = zero(z, vn, w)) != MIDINT_OK || (st = copy(z, vn, w, w - h, va, h, 0, h)) != MIDINT_OK ||
+        (st = add(z, w, vn, vn, c2w)) != MIDINT_OK || (st = zero(z, c1, w)) != MIDINT_OK ||
+        (st = copy(z, c1, w, 0, et, h, 0, h)) != MIDINT_OK)
+        return st;
+    if (k && (st = shift(z, MIDINT_OP_SHL, w, c1s, c1, k, NULL)) != MIDINT_OK)
+        return st;
+    if ((st = add(z, w, vn, vn, k ? c1s : c1)) != MIDINT_OK)
+        return st;
+    z->r[R_VA] = vn; /* the new V' is VA from here */
+    z->r[R_VB] = va;
+    return MIDINT_OK;
+}
+
+/* V' of n words in VA: the widths from the top, each level's h from its w (at the top ceil(w / 2), below ceil((w +
+ * 1) / 2) so that w < 2h), down to a base of at most `base_max` words; then up. */
+static midint_status reciprocal(bigdiv *z, uint32_t base_max)
+{
+    uint32_t widths[MAX_LEVELS + 1];
+    unsigned levels = 0;
+    widths[0] = z->n;
+    while (widths[levels] > base_max && levels < MAX_LEVELS) {
+        uint32_t w = widths[levels];
+        widths[levels + 1] = levels == 0 ? (w + 1) / 2 : (w + 2) / 2;
+        levels++;
+    }
+    midint_status st = base(z, widths[levels]);
+    for (unsigned i = levels; i-- > 0 && st == MIDINT_OK;)
+        st = level(z, widths[i + 1], widths[i], i == 0 ? TOP_SHIFT : 0u);
+    return st;
+}
+
+/* The regions of an m-instance pass: the context's buffers, grown to size. */
+static midint_status bind_regions(bigdiv *z)
+{
+    for (unsigned k = 0; k < R_COUNT; k++) {
+        midint_status st = midint_workspace_grow(z->ctx, &z->ctx->div_tmp[k], region_words(k, z->n, z->m) * 4);
+        if (st != MIDINT_OK)
+            return st;
+        z->r[k] = z->ctx->div_tmp[k].buf;
+    }
+    return MIDINT_OK;
+}
+
+/* One pass of m instances from instance `first` of the caller's buffers. */
+static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *const *bufs, uint32_t base_max)
+{
+    midint_context *ctx = z->ctx;
+    const uint32_t n = z->n, a = abits / 32u;
+    const int divrem = o == MIDINT_OP_DIVREM;
+    void *qout = divrem ? bufs[0] : NULL, *rout = divrem ? bufs[1] : bufs[0];
+    const void *ain = divrem ? bufs[2] : bufs[1], *din = divrem ? bufs[3] : bufs[2];
+    void *x = z->r[R_X], *xz = z->r[R_BIG], *lz = z->r[R_LZ];
+    uint32_t top_zeros = 0;
+    midint_status st;
+    /* the inputs into the temporaries first (the outputs may be them), normalised: D' = D << s, X = A << s */
+    if ((st = ctx->ops->fill(ctx, z->r[R_ONES], 1, z->m * 4, z->stream)) != MIDINT_OK ||
+        (st = zero(z, z->r[R_ZERO], 2 * n + 2)) != MIDINT_OK || (st = leading_zeros(z, lz, din, n)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHL, n, z->r[R_DN], din, 0, lz)) != MIDINT_OK ||
+        (st = zero(z, z->r[R_DN1], n + 1)) != MIDINT_OK ||
+        (st = copy(z, z->r[R_DN1], n + 1, 0, z->r[R_DN], n, 0, n)) != MIDINT_OK ||
+        (st = zero(z, xz, 3 * n)) != MIDINT_OK || (st = copy(z, xz, 3 * n, 0, ain, a, 0, a)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHL, 3 * n, x, xz, 0, lz)) != MIDINT_OK ||
+        (st = leading_zeros(z, z->r[R_LZX], x, 3 * n)) != MIDINT_OK ||
+        (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = reciprocal(z, base_max)) != MIDINT_OK)
+        return st;
+    /* the top block, X's words [n, 3n): its high half below 2^s <= D'; the quotient's high n words */
+    void *yh = z->r[R_YH], *yl = z->r[R_YL], *q1 = z->r[R_Q1], *q0 = z->r[R_Q0], *r1 = z->r[R_RA], *r0 = z->r[R_RB];
+    if ((st = copy(z, yh, n, 0, x, 3 * n, 2 * n, n)) != MIDINT_OK ||
+        (st = copy(z, yl, n + 1, 0, x, 3 * n, n, n + 1)) != MIDINT_OK ||
+        (st = block(z, yh, yl, q1, r1, top_zeros >= 32u * n)) != MIDINT_OK)
+        return st;
+    /* the low block: r1 B^n + X's words [0, n) */
+    if ((st = copy(z, yh, n, 0, r1, n + 1, 0, n)) != MIDINT_OK ||
+        (st = copy(z, yl, n + 1, 0, x, 3 * n, 0, n)) != MIDINT_OK ||
+        (st = copy(z, yl, n + 1, n, r1, n + 1, 0, 1)) != MIDINT_OK || (st = block(z, yh, yl, q0, r0, 0)) != MIDINT_OK)
+        return st;
+    /* the remainder r0 >> s (n words: r0 < D' < B^n); the quotient q1 B^n + q0 in a words (it is below B^a) */
+    if ((st = copy(z, yh, n, 0, r0, n + 1, 0, n)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHR, n, rout, yh, 0, lz)) != MIDINT_OK)
+        return st;
+    if (!qout)
+        return MIDINT_OK;
+    if ((st = copy(z, qout, a, 0, q0, n, 0, a < n ? a : n)) != MIDINT_OK)
+        return st;
+    return a > n ? copy(z, qout, a, n, q1, n, 0, a - n) : MIDINT_OK;
+}
+
+midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
+                                void *const *bufs, void *stream)
+{
+    bigdiv z;
+    memset(&z, 0, sizeof z);
+    z.ctx = ctx;
+    z.stream = stream;
+    z.n = bits / 32u;
+    z.lz = helper_kernel(ctx, MIDINT_ROLE_DIV_LZ);
+    z.pick = helper_kernel(ctx, MIDINT_ROLE_DIV_PICK);
+    const uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
+    const size_t align = ctx->sub_align ? ctx->sub_align : 256;
+    /* the temporaries under half the workspace cap (the products' transforms take the rest) */
+    const size_t per = regions_bytes(z.n, 1), cap = midint_workspace_cap(ctx) / 2;
+    size_t m = cap / per < count ? cap / per : count;
+    const uint32_t a = abits / 32u;
+    while (m > 1 && regions_bytes(z.n, m) > cap)
+        m--;
+    /* a pass after the first starts at a sub-buffer of each caller's buffer, whose offset the backend may need aligned
+     * (OpenCL): m instances of a words and of n words are whole multiples of the alignment */
+    while (m > 0 && m < count && ((size_t)m * a * 4 % align || (size_t)m * z.n * 4 % align))
+        m--;
+    if (m == 0 || regions_bytes(z.n, m) > cap)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "one instance of the division at %u bits needs %zu bytes of "
+                           "temporaries, over half the workspace cap of %zu (midint_set_workspace_bytes)", bits, per,
+                           midint_workspace_cap(ctx));
+    z.m = m;
+    midint_status st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
+    if (st == MIDINT_OK)
+        st = bind_regions(&z);
+    const int divrem = o == MIDINT_OP_DIVREM;
+    for (size_t first = 0; first < count && st == MIDINT_OK; first += z.m) {
+        z.m = count - first < m ? count - first : m;
+        void *sub[4] = {NULL, NULL, NULL, NULL};
+        const size_t words[4] = {divrem ? a : z.n, divrem ? z.n : a, divrem ? a : z.n, z.n}; /* per buffer */
+        unsigned nbufs = divrem ? 4 : 3;
+        size_t nb = 0;
+        for (unsigned i = 0; i < nbufs && st == MIDINT_OK; i++, nb++) /* the pass's instances of each buffer */
+            st = first ? ctx->ops->sub_buffer(ctx, bufs[i], first * words[i] * 4, z.m * words[i] * 4, &sub[i])
+                       : (sub[i] = bufs[i], MIDINT_OK);
+        if (st == MIDINT_OK)
+            st = run_pass(&z, o, abits, sub, base_max);
+        for (size_t i = 0; first && i < nb; i++)
+            if (sub[i])
+                ctx->ops->sub_release(ctx, sub[i]);
+        if (st == MIDINT_OK && first + z.m < count) /* the next pass reuses the temporaries */
+            st = ctx->ops->synchronize(ctx, stream);
+    }
+    midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
+    return st != MIDINT_OK ? st : marked;
+}
