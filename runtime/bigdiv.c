@@ -30,10 +30,13 @@
 #define MAX_EXTRA_ROUNDS 64
 
 /* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
- * capacity of per_n n + fixed words an instance. */
+ * capacity of per_n n + fixed words an instance (about 25 n in all). The reciprocal's (UT .. C1S) are free once it is
+ * made, so the blocks of the quotient reuse them under their own names. */
 enum {
     R_X, R_BIG, R_DN, R_DN1, R_VA, R_VB, R_UT, R_VP, R_VPE, R_E, R_E2, R_ET, R_P2, R_C2, R_C2W, R_C1, R_C1S, R_ZERO,
-    R_Q1, R_Q0, R_RA, R_RB, R_YH, R_YL, R_T, R_TT, R_CB, R_LZ, R_LZX, R_ONES, R_BR, R_CNT, R_COUNT
+    R_LZ, R_LZX, R_ONES, R_BR, R_CNT, R_COUNT,
+    R_YH = R_VP, R_YL = R_VPE, R_T = R_E, R_TT = R_E2, R_CB = R_C1, R_Q1 = R_C2W, R_Q0 = R_C1S, R_RA = R_P2,
+    R_RB = R_C2
 };
 static const struct {
     unsigned per_n, fixed, per_call; /* per_call: words for the whole pass beside those per instance (a flag) */
@@ -41,10 +44,8 @@ static const struct {
     [R_X] = {3, 0, 0},   [R_BIG] = {3, 2, 0}, [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
     [R_VB] = {1, 0, 0},  [R_UT] = {1, 0, 0},  [R_VP] = {1, 0, 0},  [R_VPE] = {1, 1, 0}, [R_E] = {1, 1, 0},
     [R_E2] = {1, 1, 0},  [R_ET] = {1, 0, 0},  [R_P2] = {2, 2, 0},  [R_C2] = {2, 2, 0},  [R_C2W] = {1, 0, 0},
-    [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {2, 2, 0}, [R_Q1] = {1, 0, 0}, [R_Q0] = {1, 0, 0},
-    [R_RA] = {1, 1, 0},  [R_RB] = {1, 1, 0},  [R_YH] = {1, 0, 0},  [R_YL] = {1, 1, 0},  [R_T] = {1, 1, 0},
-    [R_TT] = {1, 1, 0},  [R_CB] = {1, 0, 0},  [R_LZ] = {0, 1, 1},  [R_LZX] = {0, 1, 1}, [R_ONES] = {0, 1, 0},
-    [R_BR] = {0, 1, 0},  [R_CNT] = {0, 1, 1},
+    [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {1, 1, 0}, [R_LZ] = {0, 1, 1}, [R_LZX] = {0, 1, 1},
+    [R_ONES] = {0, 1, 0}, [R_BR] = {0, 1, 0}, [R_CNT] = {0, 1, 1},
 };
 
 _Static_assert(R_COUNT <= MIDINT_BIGDIV_BUFFERS, "a context buffer per region");
@@ -111,9 +112,9 @@ int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits
 /* ---- the steps, on the pass's m instances ---- */
 
 /* Copy k words of every instance: src's words [soff, soff + k) of its sw-word instances to dst's [doff, doff + k) of
- * its dw-word ones. */
-static midint_status copy(bigdiv *z, void *dst, uint32_t dw, uint32_t doff, const void *src, uint32_t sw,
-                          uint32_t soff, uint32_t k)
+ * its dw-word ones (an offset past the first instance starts at a later one: the caller's buffers, a pass at a time). */
+static midint_status copy(bigdiv *z, void *dst, uint32_t dw, size_t doff, const void *src, uint32_t sw, size_t soff,
+                          uint32_t k)
 {
     return z->ctx->ops->copy_rect(z->ctx, dst, (size_t)doff * 4, (size_t)dw * 4, src, (size_t)soff * 4,
                                   (size_t)sw * 4, (size_t)k * 4, z->m, z->stream);
@@ -248,7 +249,7 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
 static midint_status base(bigdiv *z, uint32_t b)
 {
     const uint32_t n = z->n;
-    void *u = z->r[R_T], *num = z->r[R_C2], *quo = z->r[R_P2], *rem = z->r[R_E], *one = z->r[R_TT];
+    void *u = z->r[R_VPE], *num = z->r[R_C2], *quo = z->r[R_P2], *rem = z->r[R_E], *one = z->r[R_E2];
     midint_status st;
     if ((st = zero(z, u, b + 1)) != MIDINT_OK || (st = copy(z, u, b + 1, 0, z->r[R_DN], n, n - b, b)) != MIDINT_OK ||
         (st = zero(z, one, b + 1)) != MIDINT_OK || (st = copy(z, one, b + 1, 0, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK ||
@@ -330,24 +331,27 @@ static midint_status bind_regions(bigdiv *z)
     return MIDINT_OK;
 }
 
-/* One pass of m instances from instance `first` of the caller's buffers. */
-static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *const *bufs, uint32_t base_max)
+/* One pass of m instances from instance `first` of the caller's buffers (read and written by copies at offsets: a
+ * backend may allow no part of a part of a buffer, as OpenCL's sub-buffers of the host path's). */
+static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *const *bufs, size_t first,
+                              uint32_t base_max)
 {
     midint_context *ctx = z->ctx;
     const uint32_t n = z->n, a = abits / 32u;
     const int divrem = o == MIDINT_OP_DIVREM;
     void *qout = divrem ? bufs[0] : NULL, *rout = divrem ? bufs[1] : bufs[0];
     const void *ain = divrem ? bufs[2] : bufs[1], *din = divrem ? bufs[3] : bufs[2];
-    void *x = z->r[R_X], *xz = z->r[R_BIG], *lz = z->r[R_LZ];
+    void *x = z->r[R_X], *xz = z->r[R_BIG], *lz = z->r[R_LZ], *d = z->r[R_UT];
     uint32_t top_zeros = 0;
     midint_status st;
     /* the inputs into the temporaries first (the outputs may be them), normalised: D' = D << s, X = A << s */
     if ((st = ctx->ops->fill(ctx, z->r[R_ONES], 1, z->m * 4, z->stream)) != MIDINT_OK ||
-        (st = zero(z, z->r[R_ZERO], 2 * n + 2)) != MIDINT_OK || (st = leading_zeros(z, lz, din, n)) != MIDINT_OK ||
-        (st = shift(z, MIDINT_OP_SHL, n, z->r[R_DN], din, 0, lz)) != MIDINT_OK ||
+        (st = zero(z, z->r[R_ZERO], n + 1)) != MIDINT_OK ||
+        (st = copy(z, d, n, 0, din, n, first * n, n)) != MIDINT_OK || (st = leading_zeros(z, lz, d, n)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHL, n, z->r[R_DN], d, 0, lz)) != MIDINT_OK ||
         (st = zero(z, z->r[R_DN1], n + 1)) != MIDINT_OK ||
         (st = copy(z, z->r[R_DN1], n + 1, 0, z->r[R_DN], n, 0, n)) != MIDINT_OK ||
-        (st = zero(z, xz, 3 * n)) != MIDINT_OK || (st = copy(z, xz, 3 * n, 0, ain, a, 0, a)) != MIDINT_OK ||
+        (st = zero(z, xz, 3 * n)) != MIDINT_OK || (st = copy(z, xz, 3 * n, 0, ain, a, first * a, a)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHL, 3 * n, x, xz, 0, lz)) != MIDINT_OK ||
         (st = leading_zeros(z, z->r[R_LZX], x, 3 * n)) != MIDINT_OK ||
         (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = reciprocal(z, base_max)) != MIDINT_OK)
@@ -365,13 +369,14 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         return st;
     /* the remainder r0 >> s (n words: r0 < D' < B^n); the quotient q1 B^n + q0 in a words (it is below B^a) */
     if ((st = copy(z, yh, n, 0, r0, n + 1, 0, n)) != MIDINT_OK ||
-        (st = shift(z, MIDINT_OP_SHR, n, rout, yh, 0, lz)) != MIDINT_OK)
+        (st = shift(z, MIDINT_OP_SHR, n, d, yh, 0, lz)) != MIDINT_OK ||
+        (st = copy(z, rout, n, first * n, d, n, 0, n)) != MIDINT_OK)
         return st;
     if (!qout)
         return MIDINT_OK;
-    if ((st = copy(z, qout, a, 0, q0, n, 0, a < n ? a : n)) != MIDINT_OK)
+    if ((st = copy(z, qout, a, first * a, q0, n, 0, a < n ? a : n)) != MIDINT_OK)
         return st;
-    return a > n ? copy(z, qout, a, n, q1, n, 0, a - n) : MIDINT_OK;
+    return a > n ? copy(z, qout, a, first * a + n, q1, n, 0, a - n) : MIDINT_OK;
 }
 
 midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
@@ -385,16 +390,10 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     z.lz = helper_kernel(ctx, MIDINT_ROLE_DIV_LZ);
     z.pick = helper_kernel(ctx, MIDINT_ROLE_DIV_PICK);
     const uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
-    const size_t align = ctx->sub_align ? ctx->sub_align : 256;
     /* the temporaries under half the workspace cap (the products' transforms take the rest) */
     const size_t per = regions_bytes(z.n, 1), cap = midint_workspace_cap(ctx) / 2;
     size_t m = cap / per < count ? cap / per : count;
-    const uint32_t a = abits / 32u;
     while (m > 1 && regions_bytes(z.n, m) > cap)
-        m--;
-    /* a pass after the first starts at a sub-buffer of each caller's buffer, whose offset the backend may need aligned
-     * (OpenCL): m instances of a words and of n words are whole multiples of the alignment */
-    while (m > 0 && m < count && ((size_t)m * a * 4 % align || (size_t)m * z.n * 4 % align))
         m--;
     if (m == 0 || regions_bytes(z.n, m) > cap)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "one instance of the division at %u bits needs %zu bytes of "
@@ -404,23 +403,9 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     midint_status st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
     if (st == MIDINT_OK)
         st = bind_regions(&z);
-    const int divrem = o == MIDINT_OP_DIVREM;
-    for (size_t first = 0; first < count && st == MIDINT_OK; first += z.m) {
+    for (size_t first = 0; first < count && st == MIDINT_OK; first += z.m) { /* in stream order: no waits */
         z.m = count - first < m ? count - first : m;
-        void *sub[4] = {NULL, NULL, NULL, NULL};
-        const size_t words[4] = {divrem ? a : z.n, divrem ? z.n : a, divrem ? a : z.n, z.n}; /* per buffer */
-        unsigned nbufs = divrem ? 4 : 3;
-        size_t nb = 0;
-        for (unsigned i = 0; i < nbufs && st == MIDINT_OK; i++, nb++) /* the pass's instances of each buffer */
-            st = first ? ctx->ops->sub_buffer(ctx, bufs[i], first * words[i] * 4, z.m * words[i] * 4, &sub[i])
-                       : (sub[i] = bufs[i], MIDINT_OK);
-        if (st == MIDINT_OK)
-            st = run_pass(&z, o, abits, sub, base_max);
-        for (size_t i = 0; first && i < nb; i++)
-            if (sub[i])
-                ctx->ops->sub_release(ctx, sub[i]);
-        if (st == MIDINT_OK && first + z.m < count) /* the next pass reuses the temporaries */
-            st = ctx->ops->synchronize(ctx, stream);
+        st = run_pass(&z, o, abits, bufs, first, base_max);
     }
     midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
     return st != MIDINT_OK ? st : marked;

@@ -1,6 +1,8 @@
 /* cases_mod.c — test inputs for division and modular arithmetic: every input of an instance from one shape, built
  * with GMP so that the relations the shapes promise (a = d q + d - 1, a shared large factor) hold exactly. */
 #include <gmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cases.h"
@@ -20,11 +22,19 @@ int op_is_modular(const midint_op_info *d)
     return 0;
 }
 
+/* the words drawn most significant first, imported at once (a shift per word was quadratic: minutes at 2^25 bits) */
 static void random_bits(mpz_t z, rng *g, unsigned bits)
 {
-    mpz_set_ui(z, 0);
-    for (unsigned k = 0; k < bits; k += 32)
-        mpz_mul_2exp(z, z, 32), mpz_add_ui(z, z, (uint32_t)rng_next(g));
+    size_t words = (bits + 31u) / 32u;
+    uint32_t *w = malloc(words * sizeof *w);
+    if (!w) {
+        fprintf(stderr, "random_bits: out of memory\n");
+        exit(2);
+    }
+    for (size_t k = 0; k < words; k++)
+        w[k] = (uint32_t)rng_next(g);
+    mpz_import(z, words, 1, sizeof *w, 0, 0, w);
+    free(w);
     mpz_fdiv_r_2exp(z, z, bits);
 }
 

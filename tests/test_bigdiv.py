@@ -1,0 +1,98 @@
+"""divrem and mod of large numbers (runtime/bigdiv.c: Newton's reciprocal over the multi-kernel products) against GMP.
+
+Above the division kernels' largest size (32768 bits) divrem and mod run as a sequence of library operations. The test
+hook MIDINT_TEST_BIGDIV=B sends them there at every size and starts the iteration from at most B words, so that small
+sizes run every kind of level (the top level's exact doubling, the guarded ones below, the base division) in CI's time;
+the real sizes follow, from just above the kernels to 2^21 bits, with every modular pattern (divisors 2^k - 1, 2^k,
+2^k + 1, the largest value; dividends below, at and above the divisor, d q + d - 1, d q, all-ones), one-word and
+full-width quotients (abits from 32 to 2 bits), ragged counts, host, asynchronous and device calls, r in d's place."""
+
+import pytest
+
+from conftest import BACKENDS, assert_all_ok, largest_bits, require_backend, run_driver
+from python_support import midint
+
+PATTERNS = ("random", "zero", "max", "one", "mersenne", "fermat", "pow2", "near", "multiple", "single_bits", "shared",
+            "equal", "mixed")
+KERNEL_MAX = 32768   # the division kernels' largest size (generator/space.py MOD_MAX_BITS)
+
+
+def bigdiv_max(backend):
+    """The largest divisor the large division serves in this build: mul's largest, the shifts' a third of theirs."""
+    wide = min(largest_bits(backend, op) for op in ("shl", "shr", "add", "sub")) // 3 // 32 * 32
+    return min(largest_bits(backend, "mul"), wide) if largest_bits(backend, "divrem") else 0
+
+
+def sizes_upto(backend, sizes):
+    top = bigdiv_max(backend)
+    kept = [b for b in sizes if b <= top]
+    if not kept:
+        pytest.skip(f"the build's products and shifts serve no size of {sizes} on {backend} (make gen SIZES=...)")
+    return kept
+
+
+@pytest.mark.parametrize("base", (2, 5))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_level_at_small_sizes(backend, base):
+    """The hook at 64 .. 1600 bits: with a base of 2 words a 1600-bit divisor takes 6 levels."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (64, 96, 512, 1600)):
+        for k, pattern in enumerate(PATTERNS):
+            api = ("host", "device")[k % 2]
+            for abits in (32, bits, bits + 32, 2 * bits):
+                cases.append(f"divrem {bits} {1 + 16 * (k % 3)} {pattern} {k} {api} none abits={abits}")
+            cases.append(f"mod {bits} 9 {pattern} {k + 50} {api} none")
+        cases += [f"mod {bits} 5 near 71 device ra", f"mod {bits} 5 max 72 host ra abits={bits}"]
+    proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_BIGDIV": str(base)})
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_real_sizes_against_gmp(backend):
+    """Just above the kernels (33 words more and a size no power of two), then 2^16 .. 2^21 bits (the issue's range
+    for CPU tests): every pattern near the kernels, the edges further up, dividends of one and two widths."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (KERNEL_MAX + 32, 3 * KERNEL_MAX // 2)):
+        for k, pattern in enumerate(PATTERNS):
+            ab = (bits, 2 * bits)[k % 2]
+            cases.append(f"{('divrem', 'mod')[k % 3 == 2]} {bits} {1 + k % 3} {pattern} {k} device none abits={ab}")
+    for bits in sizes_upto(backend, (1 << 16, 1 << 17, 1 << 19)):
+        for k, pattern in enumerate(("random", "max", "near", "multiple", "mersenne", "pow2")):
+            cases.append(f"divrem {bits} 1 {pattern} {k + 20} device none abits={(bits, 2 * bits)[k % 2]}")
+    for bits in sizes_upto(backend, (1 << 21,)):
+        cases += [f"divrem {bits} 1 near 41 device none", f"mod {bits} 1 random 42 device none abits={bits + 32}"]
+    proc = run_driver(["--backend", backend], cases)
+    assert_all_ok(proc, cases)
+    # asynchronous calls from page-locked memory in chunks of a few instances each, through the host path's slots
+    cases = [f"mod {bits} 37 mixed 43 async none" for bits in sizes_upto(backend, (KERNEL_MAX + 32,))]
+    proc = run_driver(["--backend", backend, "--pinned", "--staging", "1048576"], cases)
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_call_around_it(backend, monkeypatch):
+    """What a user sees: the larger max_bits, "newton" as the selected variant, the workspace it needs, a zero
+    divisor refused naming the instance with nothing written, and a cap too small for one instance refused up front
+    with the bytes it needs; a cap that holds one instance's temporaries runs the batch a pass at a time."""
+    require_backend(backend)
+    bits = sizes_upto(backend, (1 << 16,))[0]
+    monkeypatch.delenv("MIDINT_TEST_BIGDIV", raising=False)
+    with midint.Context(backend) as ctx:
+        assert ctx.max_bits("divrem") == ctx.max_bits("mod") == bigdiv_max(backend)
+        assert ctx.selected_variant("divrem", bits, 3) == ctx.selected_variant("mod", bits, 1) == "newton"
+        assert ctx.selected_variant("mod", KERNEL_MAX, 1) != "newton"
+        assert ctx.workspace_size("divrem", bits, 3) > 3 * 30 * bits // 8
+        a = [(1 << (2 * bits - 1)) + 12345, 7 << bits, 99]
+        d = [(1 << (bits - 1)) | 5, 0, 3]
+        with pytest.raises(midint.MidintValueError, match=r"d\[1\] is zero"):
+            ctx.divrem(a, d, bits=bits)
+        d[1] = 1 << 100
+        q, r = ctx.divrem(a, d, bits=bits)
+        assert (q, r) == ([x // y for x, y in zip(a, d)], [x % y for x, y in zip(a, d)])
+        ctx.set_workspace_bytes(1 << 20)   # room for one instance's temporaries: three passes
+        assert ctx.mod(a, d, bits=bits) == r
+        ctx.set_workspace_bytes(1 << 16)   # not even one: refused before anything runs, saying what it needs
+        with pytest.raises(midint.MidintMemoryError, match="needs [0-9]+ bytes"):
+            ctx.mod(a, d, bits=bits)
