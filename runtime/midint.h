@@ -129,8 +129,8 @@ typedef enum midint_param_kind {
 
 /* What a parameter's values must be (midint_param_info.rules), checked before anything is written: a buffer's every
  * instance not zero (a divisor), odd (a Montgomery modulus); a scalar that is a buffer's width in bits (a positive
- * multiple of 32, at most max_per_n * bits when max_per_n is not 0, at most MIDINT_MAX_WIDTH_BITS), or a flag (0 or
- * 1). */
+ * multiple of 32, at most max_per_n * bits when max_per_n is not 0, else at most MIDINT_MAX_WIDTH_BITS), or a flag
+ * (0 or 1). */
 #define MIDINT_RULE_NONZERO 1u
 #define MIDINT_RULE_ODD 2u
 #define MIDINT_RULE_WIDTH 4u

@@ -239,9 +239,9 @@ static midint_status check_scalars(midint_context *ctx, const call *c)
         if (p->kind != MIDINT_PARAM_SCALAR)
             continue;
         if (p->rules & MIDINT_RULE_WIDTH) {
-            unsigned most = p->max_per_n ? (unsigned)((uint64_t)p->max_per_n * c->bits < MIDINT_MAX_WIDTH_BITS
-                                                          ? p->max_per_n * c->bits : MIDINT_MAX_WIDTH_BITS)
-                                         : MIDINT_MAX_WIDTH_BITS;
+            /* bounded by bits (a dividend of twice the divisor's), else by MIDINT_MAX_WIDTH_BITS (an exponent's) */
+            uint64_t bound = p->max_per_n ? (uint64_t)p->max_per_n * c->bits : MIDINT_MAX_WIDTH_BITS;
+            unsigned most = bound < UINT32_MAX ? (unsigned)bound : UINT32_MAX / 32u * 32u;
             if (v == 0 || v % 32 || v > most)
                 return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is %u; it must be a positive multiple of "
                                    "32 and at most %u (%s)", c->fn, p->name, v, most,

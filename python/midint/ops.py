@@ -72,9 +72,8 @@ class Param:
         return self.kind == SCALAR and bool(self.rules & RULE_FLAG)
 
     def max_bits(self, bits):
-        """A width scalar's largest value at `bits`: max_per_n * bits (0: none but MAX_WIDTH_BITS), at most
-        MAX_WIDTH_BITS."""
-        return min(self.max_per_n * bits, MAX_WIDTH_BITS) if self.max_per_n else MAX_WIDTH_BITS
+        """A width scalar's largest value at `bits`: max_per_n * bits, or MAX_WIDTH_BITS where max_per_n is 0."""
+        return self.max_per_n * bits if self.max_per_n else MAX_WIDTH_BITS
 
     def words(self, bits, scalars=None):
         """Words per instance at `bits`; for a buffer with a width scalar, scalars[width_scalar] / 32 (`scalars`:
