@@ -13,7 +13,7 @@ import numpy as np
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
 from .convert import _checked, ints_to_limbs, limbs_to_ints
-from .ops import INPUT, MODULUS, OPS, OUTPUT
+from .ops import INPUT, MAX_WIDTH_BITS, MODULUS, OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
 BACKEND_NAMES = {1: "cuda", 2: "opencl"}
@@ -644,7 +644,7 @@ class Context:
             users = [(o, p) for o, p in zip(ins, spec.inputs) if p.width_scalar == s.name]
             lens = {}
             for o, p in users:
-                out[p.name] = _checked(o.obj, s.max_bits(bits), p.name)
+                out[p.name] = _checked(o.obj, max(MAX_WIDTH_BITS, s.max_bits(bits)), p.name)   # then said below
                 lens[p.name] = [v.bit_length() for v in out[p.name]]
             need = max((n for ls in lens.values() for n in ls), default=0)
             most, v = s.max_bits(bits), call.scalars[s.name]
