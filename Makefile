@@ -39,7 +39,8 @@ LIBS := -ldl -lpthread -lm
 
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
                runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c \
-               runtime/expr.c runtime/expr_steps.c runtime/hooks.c runtime/modulus.c runtime/bigdiv.c
+               runtime/expr.c runtime/expr_steps.c runtime/hooks.c runtime/modulus.c runtime/bigdiv.c \
+               runtime/batch_gcd.c
 GEN_SRC     := generated/registry.c generated/ops_table.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -103,7 +104,7 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
 DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
 DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
-           $(BUILD)/examples/rsa_crt $(BUILD)/tuning/measure
+           $(BUILD)/examples/rsa_crt $(BUILD)/examples/batch_gcd $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 
 # the measuring tool behind make tune and make bench (timing through the library: backend-neutral)

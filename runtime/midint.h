@@ -341,6 +341,16 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
  * anything.  A held workspace larger than the new cap is freed. */
 midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);
 
+/* ---- Batch GCD (docs/batch_gcd.md) ---- */
+
+/* For `count` moduli of `bits` bits each (host memory, count * bits/32 words, every one nonzero; pad narrower moduli
+ * with zero words): g[i] = gcd(moduli[i], the product of all the others), bits/32 words each: 1 where moduli[i]
+ * shares no factor with the rest, a shared prime where two RSA moduli share one, moduli[i] itself where it shares
+ * both (or is repeated).  Bernstein's product and remainder trees on the device; the product of all the moduli (the
+ * count rounded up to a power of two) must be within what the context multiplies and divides
+ * (MIDINT_ERR_BITS_TOO_LARGE says so before anything runs: split the batch).  Synchronous. */
+midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits, const uint32_t *moduli, uint32_t *g);
+
 /* ---- Fused expressions (docs/expressions.md) ----
  * A formula over big integers given to the generator (`make gen EXPRS=...`; by default the paper's "six" and "poly")
  * runs as one kernel per call: its inputs read once, its intermediates on chip, its outputs written once.

@@ -648,6 +648,10 @@ midint_status midint_op_inner(midint_context *ctx, midint_op op, size_t count, u
     call c;
     const midint_op_info *d = &midint_op_infos[op];
     make_call(&c, d, op, count, bits, buffers, scalars, MIDINT_MODE_DEVICE, d->name);
+    /* divrem and mod past their kernels (batch_gcd.c's remainder tree); never under the test hook alone, so that
+     * the division's own base divrem is a kernel's */
+    if (bits > ctx->kernel_max_bits[op] && midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op]))
+        c.composed = COMPOSED_BIGDIV;
     return dispatch_and_run(ctx, &c, stream);
 }
 

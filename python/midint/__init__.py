@@ -12,7 +12,13 @@ __version__ = "0.1.0"
 
 __all__ = ["Context", "DeviceArray", "Modulus", "MidintError", "MidintValueError", "MidintTypeError", "MidintMemoryError",
            "MidintDeviceError", "LibraryNotFound", "ints_to_limbs", "limbs_to_ints", "library_path", "registry_id",
-           "variants", "generated_sizes", "OPS"]
+           "variants", "generated_sizes", "OPS", "batch_gcd"]
+
+
+def batch_gcd(moduli, backend=None):
+    """Context(backend).batch_gcd(moduli): for each modulus, its gcd with the product of all the others."""
+    with Context(backend) as ctx:
+        return ctx.batch_gcd(moduli)
 
 
 def library_path():

@@ -67,6 +67,7 @@ PROTOTYPES = {
     "midint_set_staging_bytes": (c_int, [c_void_p, c_size_t]),
     "midint_workspace_size": (c_int, [c_void_p, c_int, c_uint, c_size_t, c_size_t_p]),
     "midint_set_workspace_bytes": (c_int, [c_void_p, c_size_t]),
+    "midint_batch_gcd": (c_int, [c_void_p, c_size_t, c_uint, c_void_p, c_void_p]),
     # fused expressions (docs/expressions.md): outputs and inputs as arrays of pointers
     "midint_expr_count": (c_size_t, []),
     "midint_expr_info": (c_void_p, [c_size_t]),

@@ -359,6 +359,25 @@ class Context:
         """Wait for the work midint enqueued on `stream` (None: the default stream / the context's queue)."""
         self._call(self._lib.midint_synchronize, self._h, _stream_ptr(stream))
 
+    # ---- batch GCD (docs/batch_gcd.md) ----
+    def batch_gcd(self, moduli, bits=None):
+        """For each modulus, its gcd with the product of all the others (Bernstein's batch GCD on the device): 1 where
+        it shares no factor with the rest, the shared prime where two RSA moduli share one, the modulus itself where
+        it shares both or is repeated. `moduli`: a list of ints >= 1 (any widths: `bits` defaults to the smallest
+        multiple of 32 that holds the widest; the result is a list of ints) or a NumPy uint32 (count, words) array
+        (the result likewise)."""
+        if isinstance(moduli, np.ndarray):
+            arr = np.ascontiguousarray(_numpy_operand(moduli, "moduli").obj)
+            bits = 32 * arr.shape[1]
+        else:
+            moduli = list(moduli)
+            if bits is None:
+                bits = max(32, -(-max((int(m).bit_length() for m in moduli), default=1) // 32) * 32)
+            arr = ints_to_limbs(moduli, bits, "moduli")
+        out = np.empty_like(arr)
+        self._call(self._lib.midint_batch_gcd, self._h, arr.shape[0], bits, arr.ctypes.data, out.ctypes.data)
+        return out if isinstance(moduli, np.ndarray) else limbs_to_ints(out)
+
     # ---- a modulus shared by a batch ----
     def modulus(self, m, bits=None):
         """A Modulus for whole batches: m (an int >= 1) at `bits` (default: the smallest multiple of 32 that holds

@@ -1,0 +1,123 @@
+"""Batch GCD (runtime/batch_gcd.c, midint_batch_gcd; Python's ctx.batch_gcd and midint.batch_gcd; the example
+examples/batch_gcd.c) against the definition, gcd(N_i, product of the others), computed with Python's ints: planted
+weak keys (pairs sharing a prime, a repeated modulus, a modulus sharing both its primes), random moduli of mixed
+widths, N = 1, 2, 3 and counts that are no power of two; a zero modulus and a product too large refused up front."""
+
+import math
+import random
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import BACKENDS, ROOT, driver_env, largest_bits, require_backend
+from python_support import midint
+
+NEEDS = ("mul", "sqr", "mod", "divrem", "gcd")
+
+
+def is_prime(n):
+    if n < 2 or any(n % p == 0 for p in (2, 3, 5, 7, 11, 13)):
+        return n in (2, 3, 5, 7, 11, 13)
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def prime(rnd, bits):
+    n = rnd.getrandbits(bits) | (1 << (bits - 1)) | 1
+    while not is_prime(n):
+        n += 2
+    return n
+
+
+def reference(moduli):
+    out = []
+    for i, m in enumerate(moduli):
+        rest = math.prod(moduli[:i] + moduli[i + 1:])
+        out.append(math.gcd(m, rest))
+    return out
+
+
+def weak_keys(rnd, count, bits):
+    """count RSA-like moduli, products of two bits/2-bit primes, with planted weaknesses where count allows: ms[1]
+    shares a prime with ms[0], ms[3] repeats ms[2], and ms[4] shares one prime with ms[5] and the other with ms[6]."""
+    fresh = iter([prime(rnd, bits // 2) for _ in range(2 * count + 6)])
+    ms = [next(fresh) * next(fresh) for _ in range(count)]
+    p0 = next(fresh)
+    if count >= 2:
+        ms[0], ms[1] = p0 * next(fresh), p0 * next(fresh)
+    if count >= 4:
+        ms[3] = ms[2]
+    if count >= 7:
+        a, b = ms[5] // 1, ms[6] // 1
+        pa, pb = next(fresh), next(fresh)
+        ms[4], ms[5], ms[6] = pa * pb, pa * (a % (1 << (bits // 2)) | 1), pb * (b % (1 << (bits // 2)) | 1)
+    return ms
+
+
+def require_ops(backend):
+    require_backend(backend)
+    missing = [op for op in NEEDS if not largest_bits(backend, op)]
+    if missing:
+        pytest.skip(f"this build has no {', '.join(missing)} on {backend} (make gen)")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_batch_gcd_against_the_definition(backend):
+    require_ops(backend)
+    rnd = random.Random(25)
+    with midint.Context(backend) as ctx:
+        for count, bits in ((1, 128), (2, 128), (3, 192), (7, 256), (12, 512), (20, 256)):
+            ms = weak_keys(rnd, count, bits)
+            # mixed widths: every third modulus past the planted ones shortened (kept odd and nonzero)
+            ms = [m if i < 7 or i % 3 else (m >> rnd.randrange(1, 60)) | 1 for i, m in enumerate(ms)]
+            want = reference(ms)
+            assert ctx.batch_gcd(ms) == want, (count, bits)
+            if count >= 6:
+                assert sum(g != 1 for g in want) >= 4   # the planted weaknesses show
+        # random moduli of any width (some small, some sharing small factors), as a NumPy array
+        ms = [rnd.getrandbits(rnd.randrange(1, 300)) | 1 for _ in range(9)]
+        arr = midint.ints_to_limbs(ms, 320)
+        got = ctx.batch_gcd(arr)
+        assert isinstance(got, np.ndarray) and midint.limbs_to_ints(got) == reference(ms)
+        assert midint.batch_gcd([15, 21, 35, 11], backend=backend) == [15, 21, 35, 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_batch_gcd_refusals(backend):
+    require_ops(backend)
+    with midint.Context(backend) as ctx:
+        with pytest.raises(midint.MidintValueError, match=r"moduli\[2\] is zero"):
+            ctx.batch_gcd([3, 5, 0, 7])
+        too_many = (ctx.max_bits("mul") // 4096) * 4 + 1   # a product past the products' largest size
+        with pytest.raises(midint.MidintError, match="split the batch"):
+            ctx.batch_gcd(np.ones((too_many, 128), np.uint32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_batch_gcd_example(backend):
+    """examples/batch_gcd.c: moduli in hex, one per line; prints each weak one with its shared factor."""
+    require_ops(backend)
+    exe = ROOT / "build" / "examples" / "batch_gcd"
+    assert exe.exists(), f"{exe} is missing: run `make`"
+    rnd = random.Random(7)
+    ms = weak_keys(rnd, 6, 256)
+    text = "\n".join(f"{m:x}" for m in ms) + "\n\n"
+    proc = subprocess.run([str(exe), backend], input=text, capture_output=True, text=True, timeout=600,
+                          env=driver_env())
+    assert proc.returncode == 0, proc.stderr
+    want = {f"{i} {ms[i]:x} {g:x}" for i, g in enumerate(reference(ms)) if g != 1}
+    got = {line for line in proc.stdout.splitlines() if line and not line.startswith("#")}
+    assert got == want
