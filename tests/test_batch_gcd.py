@@ -11,28 +11,10 @@ import numpy as np
 import pytest
 
 from conftest import BACKENDS, ROOT, driver_env, largest_bits, require_backend
+from generator.ntt import is_prime   # Miller-Rabin over fixed bases: enough for test primes
 from python_support import midint
 
 NEEDS = ("mul", "sqr", "mod", "divrem", "gcd")
-
-
-def is_prime(n):
-    if n < 2 or any(n % p == 0 for p in (2, 3, 5, 7, 11, 13)):
-        return n in (2, 3, 5, 7, 11, 13)
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
 
 
 def prime(rnd, bits):
