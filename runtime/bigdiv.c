@@ -12,7 +12,7 @@
 
 #include "backend.h"
 #include "bigdiv.h"
-#include "ops.h"
+#include "kernel_call.h"
 #include "plan.h"
 #include "registry.h"
 
@@ -78,36 +78,6 @@ size_t midint_bigdiv_instance_bytes(unsigned bits)
     return regions_bytes(bits / 32u, 1);
 }
 
-static const midint_kernel *helper_kernel(const midint_context *ctx, midint_role role)
-{
-    for (size_t j = 0; j < midint_kernel_count; j++)
-        if (midint_kernels[j].role == role && midint_kernels[j].backend == ctx->ops->id)
-            return &midint_kernels[j];
-    return NULL;
-}
-
-unsigned midint_bigdiv_max_bits(const midint_context *ctx)
-{
-    if (!helper_kernel(ctx, MIDINT_ROLE_DIV_LZ) || !helper_kernel(ctx, MIDINT_ROLE_DIV_PICK) ||
-        ctx->max_bits[MIDINT_OP_DIVREM] < 64)
-        return 0;
-    unsigned max = ctx->max_bits[MIDINT_OP_MUL];
-    const midint_op wide[] = {MIDINT_OP_SHL, MIDINT_OP_SHR, MIDINT_OP_ADD, MIDINT_OP_SUB};
-    for (unsigned i = 0; i < sizeof wide / sizeof wide[0]; i++) /* the dividend, normalised: 3 n words */
-        if (ctx->max_bits[wide[i]] / 3u / 32u * 32u < max)
-            max = ctx->max_bits[wide[i]] / 3u / 32u * 32u;
-    return max;
-}
-
-int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max)
-{
-    if ((op != MIDINT_OP_DIVREM && op != MIDINT_OP_MOD) || bits < 64 || bits > midint_bigdiv_max_bits(ctx))
-        return 0;
-    for (size_t i = 0; i < ctx->nforced; i++) /* a variant of op forced: that one */
-        if (ctx->forced[i]->op == op)
-            return 0;
-    return ctx->hooks.bigdiv_base || bits > own_max;
-}
 
 /* ---- the steps, on the pass's m instances ---- */
 
@@ -128,7 +98,7 @@ static midint_status zero(bigdiv *z, void *dst, uint32_t w)
 /* One library operation on the pass's instances at w words. */
 static midint_status op(bigdiv *z, midint_op o, uint32_t w, void *const *bufs, const unsigned *scalars)
 {
-    return midint_op_inner(z->ctx, o, z->m, 32u * w, bufs, scalars, z->stream);
+    return midint_kernel_call(z->ctx, o, z->m, 32u * w, bufs, scalars, z->stream);
 }
 
 static midint_status add(bigdiv *z, uint32_t w, void *r, const void *a, const void *b)
@@ -387,8 +357,8 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     z.ctx = ctx;
     z.stream = stream;
     z.n = bits / 32u;
-    z.lz = helper_kernel(ctx, MIDINT_ROLE_DIV_LZ);
-    z.pick = helper_kernel(ctx, MIDINT_ROLE_DIV_PICK);
+    z.lz = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ);
+    z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
     const uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
     /* the temporaries under half the workspace cap (the products' transforms take the rest) */
     const size_t per = regions_bytes(z.n, 1), cap = midint_workspace_cap(ctx) / 2;

@@ -7,13 +7,8 @@
 
 #include "context.h"
 
-/* The largest divisor, in bits, the large division serves on this context (0: none): mul at the divisor's width,
- * the shifts at three times it, and the runtime's two helper kernels. */
-unsigned midint_bigdiv_max_bits(const midint_context *ctx);
-
-/* Whether a divrem or mod call at `bits` runs as the large division: above its kernels' largest size (`own_max`,
- * what the registry has for op), or at any size of 2 words or more under the test hook MIDINT_TEST_BIGDIV. */
-int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max);
+/* Where it applies is dispatch's (midint_bigdiv_applies, dispatch.h); how far, the registry's (ctx->bigdiv_max_bits,
+ * worked out with max_bits). */
 
 /* Device bytes of its temporaries per instance at `bits` (the products' own workspace is beside them). */
 size_t midint_bigdiv_instance_bytes(unsigned bits);

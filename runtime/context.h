@@ -96,6 +96,7 @@ struct midint_context {
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open (registry.c) */
     uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
                                                      * may go further: divrem and mod of large numbers, bigdiv.c) */
+    uint32_t bigdiv_max_bits;                       /* the largest divisor bigdiv.c serves here (0: none) */
     midint_expr_limits *expr_limits; /* per expression: the largest sizes it runs here (fused: registry.c) */
     int expr_steps_known;           /* expr_limits' step-by-step sizes are worked out (expr_steps.c) */
     char tuning_status[MIDINT_MSG_LEN];

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigdiv.h"
 #include "dispatch.h"
 
 /* ---- level 1: variants forced by name (midint_force_variant, or MIDINT_VARIANT) ---- */
@@ -273,6 +272,16 @@ int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bi
             bits <= COMPOSED_MULMOD[i].max_bits)
             return 1;
     return 0;
+}
+
+int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max)
+{
+    if ((op != MIDINT_OP_DIVREM && op != MIDINT_OP_MOD) || bits < 64 || bits > ctx->bigdiv_max_bits)
+        return 0;
+    for (size_t i = 0; i < ctx->nforced; i++) /* a variant of op forced: that one */
+        if (ctx->forced[i]->op == op)
+            return 0;
+    return ctx->hooks.bigdiv_base || bits > own_max;
 }
 
 const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,

@@ -39,6 +39,11 @@ int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bi
 /* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
 #define MIDINT_BIGDIV_NAME "newton"
 
+/* Whether a divrem or mod call at `bits` runs as the division of large numbers (bigdiv.c): above its kernels'
+ * largest size (`own_max`, ctx->kernel_max_bits[op]) up to ctx->bigdiv_max_bits, or at any size of 2 words or more
+ * under the test hook MIDINT_TEST_BIGDIV; never where a variant of op is forced. */
+int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max);
+
 /* Device bytes of the temporary a composed call of `count` instances at `bits` uses (the product: 2 bits each). */
 size_t midint_composed_bytes(unsigned bits, size_t count);
 

@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "expr_steps.h"
 #include "host_pipe.h"
+#include "kernel_call.h"
 #include "modulus.h"
 #include "ops.h"
 #include "plan.h"
@@ -51,11 +52,6 @@ const midint_op_info *midint_info_of(midint_op op)
     if ((unsigned)op - MIDINT_OP_EXPR0 < midint_exprs_count)
         return &midint_expr_infos[op - MIDINT_OP_EXPR0];
     return NULL;
-}
-
-uint64_t midint_param_words(const midint_param_info *p, uint32_t n)
-{
-    return (uint64_t)p->words_per_n * n + p->words_fixed;
 }
 
 static int is_buffer(const midint_param_info *p)
@@ -407,34 +403,6 @@ static int use_steps(midint_context *ctx, const call *c)
 
 /* Put the buffers `bufs` (one per parameter) and the call's scalars into the kernel parameters their descriptor
  * names. */
-static void bind(const call *c, void *const *bufs, midint_launch *l)
-{
-    memset(l, 0, sizeof *l);
-    for (unsigned i = 0; i < c->info->nparams; i++) {
-        const midint_param_info *p = &c->info->params[i];
-        unsigned s = p->slots;
-        if (p->kind == MIDINT_PARAM_SCALAR) {
-            if (s & MIDINT_SLOT_X0)
-                l->x0 = c->scalar[i];
-            if (s & MIDINT_SLOT_X1)
-                l->x1 = c->scalar[i];
-            continue;
-        }
-        void *b = bufs[i];
-        if (s & MIDINT_SLOT_R)
-            l->r = b;
-        if (s & MIDINT_SLOT_A)
-            l->a = b;
-        if (s & MIDINT_SLOT_B)
-            l->b = b;
-        if (s & MIDINT_SLOT_AUX)
-            l->aux = b;
-        for (unsigned j = 0; j < MIDINT_EXPR_MAX_IO; j++)
-            if (s & (MIDINT_SLOT_IO0 << j))
-                l->io[j] = b;
-    }
-}
-
 /* The first output's buffer among `bufs`: what the test hook MIDINT_TEST_CORRUPT spoils. */
 static void *first_output(const call *c, void *const *bufs)
 {
@@ -447,10 +415,7 @@ static void *first_output(const call *c, void *const *bufs)
 /* The result's words per instance: those of the output in slot r (an expression's outputs are in io: n). */
 static uint32_t result_words(const call *c)
 {
-    for (unsigned i = 0; i < c->info->nparams; i++)
-        if (c->info->params[i].slots & MIDINT_SLOT_R)
-            return (uint32_t)words_of(c, i);
-    return c->n;
+    return midint_result_words(c->info, c->n, c->scalar);
 }
 
 /* MIDINT_TEST_CORRUPT: flip a bit of the first result word of the planted variant (device buffer r). */
@@ -504,7 +469,7 @@ static midint_status enqueue(midint_context *ctx, const call *c, const midint_va
         return c->composed ? run_composed(ctx, c, m, bufs, stream)
                            : midint_expr_steps_run(ctx, &midint_exprs[c->expr], c->bits, m, bufs, stream);
     midint_launch l;
-    bind(c, bufs, &l);
+    midint_bind(c->info, bufs, c->scalar, &l);
     plan->count = m;
     if (plan->group > m)
         plan->group = m;

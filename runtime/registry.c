@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigdiv.h"
 #include "dispatch.h"
 
 const char *midint_op_name(midint_op op)
@@ -97,13 +96,32 @@ midint_status midint_find_max_bits(midint_context *ctx)
             *max = v->bits;
     }
     memcpy(ctx->kernel_max_bits, ctx->max_bits, sizeof ctx->max_bits);
-    const unsigned big = midint_bigdiv_max_bits(ctx); /* divrem and mod above their kernels: bigdiv.c */
+    /* divrem and mod past their kernels (bigdiv.c): divisors up to mul's largest size, the shifts and sums reaching
+     * three times it (the normalised dividend), where the runtime's two helper kernels are built */
+    unsigned big = 0;
+    if (midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ) &&
+        midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK) && ctx->max_bits[MIDINT_OP_DIVREM] >= 64) {
+        big = ctx->max_bits[MIDINT_OP_MUL];
+        const midint_op wide[] = {MIDINT_OP_SHL, MIDINT_OP_SHR, MIDINT_OP_ADD, MIDINT_OP_SUB};
+        for (unsigned i = 0; i < sizeof wide / sizeof wide[0]; i++)
+            if (ctx->max_bits[wide[i]] / 3u / 32u * 32u < big)
+                big = ctx->max_bits[wide[i]] / 3u / 32u * 32u;
+    }
+    ctx->bigdiv_max_bits = big;
     const midint_op divs[] = {MIDINT_OP_DIVREM, MIDINT_OP_MOD};
     for (unsigned i = 0; i < 2; i++)
         if (big > ctx->max_bits[divs[i]])
             ctx->max_bits[divs[i]] = big;
     ctx->expr_steps_known = 0; /* the step-by-step sizes follow the operations' (expr_steps.c, at first need) */
     return MIDINT_OK;
+}
+
+const midint_kernel *midint_runtime_kernel(midint_backend backend, midint_role role)
+{
+    for (size_t j = 0; j < midint_kernel_count; j++)
+        if (midint_kernels[j].role == role && midint_kernels[j].backend == backend)
+            return &midint_kernels[j];
+    return NULL;
 }
 
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v)

@@ -158,6 +158,9 @@ const midint_variant *midint_registry_find(const char *name);
 uint32_t midint_variant_threads_per_instance(const midint_variant *v, uint32_t n);
 int midint_variant_serves(const midint_variant *v, midint_op op, midint_backend backend, uint32_t n);
 
+/* The runtime's own kernel of `role` for `backend` (the check, the division's helpers), or NULL where not built. */
+const midint_kernel *midint_runtime_kernel(midint_backend backend, midint_role role);
+
 /* The kernel of v with `role` (and, for NTT passes, sub-transform length 2^log_length), or NULL. */
 const midint_kernel *midint_variant_kernel(const midint_variant *v, midint_role role, uint32_t log_length);
 
