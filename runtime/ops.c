@@ -270,10 +270,7 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
         }
         return MIDINT_OK;
     }
-    const midint_kernel *k = NULL;
-    for (size_t j = 0; j < midint_kernel_count && !k; j++)
-        if (midint_kernels[j].role == MIDINT_ROLE_CHECK && midint_kernels[j].backend == ctx->ops->id)
-            k = &midint_kernels[j];
+    const midint_kernel *k = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_CHECK);
     midint_status st = MIDINT_OK;
     if (!k)
         return midint_fail(ctx, MIDINT_ERR_DEVICE, "no check kernel for the %s backend (make gen)", ctx->ops->name);
