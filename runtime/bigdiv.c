@@ -1,8 +1,8 @@
 /* bigdiv.c — divrem and mod of numbers above their kernels' sizes: the divisor's reciprocal by Newton's iteration,
  * then the quotient a block of n words at a time, each a product by the reciprocal and a product by the divisor,
- * corrected exactly. Every step is a library operation on device buffers (mul, add, sub, the shifts, the small
- * divrem) or one of the runtime's two helper kernels (templates/kernel_div_steps.j2); docs/operations.md, "Division
- * of large numbers", has the method and its bounds.
+ * corrected exactly. Every step is an operation's kernels on device buffers (mul, add, sub, the shifts, the small
+ * divrem, through kernel_call.c), a copy or fill, or one of the runtime's two helper kernels
+ * (templates/kernel_div_steps.j2); docs/operations.md, "Division of large numbers", has the method and its bounds.
  *
  * Notation: B = 2^32, n the divisor's words, D' = D 2^s the divisor normalised (its top bit set; s per instance), d =
  * D' / B^n in [1/2, 1). The reciprocal is kept as V = B^n + V' (V' of n words, the leading 1 implicit), an
