@@ -359,7 +359,10 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     z.n = bits / 32u;
     z.lz = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ);
     z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
-    const uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
+    /* the base's divrem (b + 1 words) within the division kernels this build has (at least 3 words: registry.c) */
+    uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
+    if (base_max > ctx->kernel_max_bits[MIDINT_OP_DIVREM] / 32u - 1u)
+        base_max = ctx->kernel_max_bits[MIDINT_OP_DIVREM] / 32u - 1u;
     /* the temporaries under half the workspace cap (the products' transforms take the rest) */
     const size_t per = regions_bytes(z.n, 1), cap = midint_workspace_cap(ctx) / 2;
     size_t m = cap / per < count ? cap / per : count;
