@@ -398,8 +398,6 @@ static int use_steps(midint_context *ctx, const call *c)
     return c->expr >= 0 && midint_expr_uses_steps(ctx, (size_t)c->expr, c->bits);
 }
 
-/* Put the buffers `bufs` (one per parameter) and the call's scalars into the kernel parameters their descriptor
- * names. */
 /* The first output's buffer among `bufs`: what the test hook MIDINT_TEST_CORRUPT spoils. */
 static void *first_output(const call *c, void *const *bufs)
 {
@@ -430,11 +428,12 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 
 static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
 
-/* A checked mulmod as two calls where dispatch composes it (midint_composed_applies): the full product (mul) into
- * the context's composed_tmp, 2 n words per instance, then its remainder (mod, a 2 bits dividend) into r. There the
- * two operations' kernels (lanes) beat mulmod's thread per instance, which holds a, b, the product and the quotient
- * and runs out of registers. bufs: r, a, b, m. The product's buffer is shared by the host path's streams: one use at a
- * time, under the workspace fence. */
+/* A checked call that runs as other operations: divrem and mod of large numbers (bigdiv.c, where
+ * midint_bigdiv_applies), or mulmod as two calls where dispatch composes it (midint_composed_applies): the full
+ * product (mul) into the context's composed_tmp, 2 n words per instance, then its remainder (mod, a 2 bits dividend)
+ * into r. There the two operations' kernels (lanes) beat mulmod's thread per instance, which holds a, b, the product
+ * and the quotient and runs out of registers. bufs: r, a, b, m. The product's buffer is shared by the host path's
+ * streams: one use at a time, under the workspace fence. */
 static midint_status run_composed(midint_context *ctx, const call *c, size_t m, void *const *bufs, void *stream)
 {
     const unsigned bits = c->bits;
