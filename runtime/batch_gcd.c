@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "kernel_call.h"
 #include "ops.h"
 
 /* Levels of the tree at most (2^40 leaves). */
@@ -47,7 +48,7 @@ static midint_status call(tree *t, midint_op op, size_t count, uint32_t words, v
 static midint_status rows(tree *t, void *dst, size_t dw, size_t doff, const void *src, size_t sw, size_t soff,
                           size_t k, size_t nrows)
 {
-    return t->ctx->ops->copy_rect(t->ctx, dst, doff * 4, dw * 4, src, soff * 4, sw * 4, k * 4, nrows, t->stream);
+    return midint_copy_words(t->ctx, dst, dw, doff, src, sw, soff, k, nrows, t->stream);
 }
 
 /* The tree on the device: level k has 2^(L-k) nodes of n 2^k words; level 0 the moduli and 1s up to a power of two. */

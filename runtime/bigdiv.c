@@ -78,6 +78,11 @@ size_t midint_bigdiv_instance_bytes(unsigned bits)
     return regions_bytes(bits / 32u, 1);
 }
 
+size_t midint_bigdiv_pass(const midint_context *ctx, unsigned bits, size_t count)
+{
+    size_t fit = midint_workspace_cap(ctx) / 2 / midint_bigdiv_instance_bytes(bits); /* m of them hold m instances */
+    return fit < count ? fit : count;
+}
 
 /* ---- the steps, on the pass's m instances ---- */
 
@@ -86,8 +91,7 @@ size_t midint_bigdiv_instance_bytes(unsigned bits)
 static midint_status copy(bigdiv *z, void *dst, uint32_t dw, size_t doff, const void *src, uint32_t sw, size_t soff,
                           uint32_t k)
 {
-    return z->ctx->ops->copy_rect(z->ctx, dst, (size_t)doff * 4, (size_t)dw * 4, src, (size_t)soff * 4,
-                                  (size_t)sw * 4, (size_t)k * 4, z->m, z->stream);
+    return midint_copy_words(z->ctx, dst, dw, doff, src, sw, soff, k, z->m, z->stream);
 }
 
 static midint_status zero(bigdiv *z, void *dst, uint32_t w)
@@ -162,18 +166,25 @@ static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out
 /* r (n + 1 words, below 2^bits D') less D' 2^j wherever that does not borrow, for j = bits - 1 .. 0, counting in CNT
  * (zeroed first) what was subtracted; then single subtractions, the flag CNT[m] read back after each, until one
  * changes nothing. Leaves r < D' and CNT[i] the correction of instance i's quotient estimate. */
+/* r (n + 1 words) less d wherever that does not borrow, CNT[i] += x0 there and CNT[m] = 1 if anywhere. */
+static midint_status subtract_where_it_fits(bigdiv *z, void *r, const void *d, uint32_t x0)
+{
+    const uint32_t w = z->n + 1;
+    midint_status st = sub(z, w, z->r[R_T], r, d, z->r[R_BR]);
+    return st != MIDINT_OK ? st : helper(z, z->pick, (uint64_t)z->m * w, r, z->r[R_T], z->r[R_BR], z->r[R_CNT], w, x0);
+}
+
 static midint_status correct(bigdiv *z, void *r, unsigned bits)
 {
     midint_context *ctx = z->ctx;
-    const uint32_t w = z->n + 1;
-    void *cnt = z->r[R_CNT], *t = z->r[R_T], *tt = z->r[R_TT];
+    void *cnt = z->r[R_CNT], *tt = z->r[R_TT];
     midint_status st = ctx->ops->fill(ctx, cnt, 0, (z->m + 1) * 4, z->stream);
     for (unsigned j = bits; j-- > 0 && st == MIDINT_OK;) {
         const void *dj = z->r[R_DN1];
-        if (j && (st = shift(z, MIDINT_OP_SHL, w, tt, z->r[R_DN1], j, NULL)) == MIDINT_OK)
+        if (j && (st = shift(z, MIDINT_OP_SHL, z->n + 1, tt, z->r[R_DN1], j, NULL)) == MIDINT_OK)
             dj = tt;
-        if (st == MIDINT_OK && (st = sub(z, w, t, r, dj, z->r[R_BR])) == MIDINT_OK)
-            st = helper(z, z->pick, (uint64_t)z->m * w, r, t, z->r[R_BR], cnt, w, 1u << j);
+        if (st == MIDINT_OK)
+            st = subtract_where_it_fits(z, r, dj, 1u << j);
     }
     for (int round = 0; st == MIDINT_OK; round++) {
         uint32_t changed = 0;
@@ -181,8 +192,7 @@ static midint_status correct(bigdiv *z, void *r, unsigned bits)
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "the division's quotient estimate was off by more than its "
                                "bound (a defect: please report it with the operands)");
         if ((st = ctx->ops->copy_rect(ctx, cnt, z->m * 4, 4, z->r[R_ZERO], 0, 4, 4, 1, z->stream)) != MIDINT_OK ||
-            (st = sub(z, w, t, r, z->r[R_DN1], z->r[R_BR])) != MIDINT_OK ||
-            (st = helper(z, z->pick, (uint64_t)z->m * w, r, t, z->r[R_BR], cnt, w, 1)) != MIDINT_OK ||
+            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK ||
             (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK || !changed)
             break;
     }
@@ -363,15 +373,11 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
     if (base_max > ctx->kernel_max_bits[MIDINT_OP_DIVREM] / 32u - 1u)
         base_max = ctx->kernel_max_bits[MIDINT_OP_DIVREM] / 32u - 1u;
-    /* the temporaries under half the workspace cap (the products' transforms take the rest) */
-    const size_t per = regions_bytes(z.n, 1), cap = midint_workspace_cap(ctx) / 2;
-    size_t m = cap / per < count ? cap / per : count;
-    while (m > 1 && regions_bytes(z.n, m) > cap)
-        m--;
-    if (m == 0 || regions_bytes(z.n, m) > cap)
+    const size_t m = midint_bigdiv_pass(ctx, bits, count);
+    if (m == 0)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "one instance of the division at %u bits needs %zu bytes of "
-                           "temporaries, over half the workspace cap of %zu (midint_set_workspace_bytes)", bits, per,
-                           midint_workspace_cap(ctx));
+                           "temporaries, over half the workspace cap of %zu (midint_set_workspace_bytes)", bits,
+                           midint_bigdiv_instance_bytes(bits), midint_workspace_cap(ctx));
     z.m = m;
     midint_status st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
     if (st == MIDINT_OK)

@@ -13,6 +13,10 @@
 /* Device bytes of its temporaries per instance at `bits` (the products' own workspace is beside them). */
 size_t midint_bigdiv_instance_bytes(unsigned bits);
 
+/* Instances of a call of `count` a pass takes: as many as half the workspace cap holds the temporaries of (the
+ * products' transforms take the rest); 0 where not even one. */
+size_t midint_bigdiv_pass(const midint_context *ctx, unsigned bits, size_t count);
+
 /* Run it on device buffers in the operation's order (divrem: q, rem, a, d; mod: r, a, d) for `count` instances of an
  * `abits`-bit dividend (abits <= 2 bits) and a nonzero `bits`-bit divisor, on `stream`. The inputs are read into its
  * temporaries before any output is written, so the in-place pairs of both rows hold. */

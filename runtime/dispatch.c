@@ -257,14 +257,20 @@ size_t midint_composed_bytes(unsigned bits, size_t count)
     return (size_t)bits / 32u * 2u * 4u * count;
 }
 
+/* A variant of op is forced: that one runs, never a composition. */
+static int op_forced(const midint_context *ctx, midint_op op)
+{
+    for (size_t i = 0; i < ctx->nforced; i++)
+        if (ctx->forced[i]->op == op)
+            return 1;
+    return 0;
+}
+
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count)
 {
     if (op != MIDINT_OP_MULMOD || midint_composed_bytes(bits, count) > midint_workspace_cap(ctx) ||
-        ctx->max_bits[MIDINT_OP_MUL] < bits || ctx->max_bits[MIDINT_OP_MOD] < bits)
+        ctx->max_bits[MIDINT_OP_MUL] < bits || ctx->max_bits[MIDINT_OP_MOD] < bits || op_forced(ctx, op))
         return 0;
-    for (size_t i = 0; i < ctx->nforced; i++)   /* a variant of op forced: that one */
-        if (ctx->forced[i]->op == op)
-            return 0;
     if (ctx->hooks.composed)
         return 1;
     for (size_t i = 0; i < sizeof COMPOSED_MULMOD / sizeof COMPOSED_MULMOD[0]; i++)
@@ -276,11 +282,9 @@ int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bi
 
 int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max)
 {
-    if ((op != MIDINT_OP_DIVREM && op != MIDINT_OP_MOD) || bits < 64 || bits > ctx->bigdiv_max_bits)
+    if ((op != MIDINT_OP_DIVREM && op != MIDINT_OP_MOD) || bits < 64 || bits > ctx->bigdiv_max_bits ||
+        op_forced(ctx, op))
         return 0;
-    for (size_t i = 0; i < ctx->nforced; i++) /* a variant of op forced: that one */
-        if (ctx->forced[i]->op == op)
-            return 0;
     return ctx->hooks.bigdiv_base || bits > own_max;
 }
 

@@ -1,5 +1,6 @@
-/* kernel_call.c — one operation's kernels on device buffers, dispatched and planned with no checks, and the binding of
- * a call's buffers and scalars to kernel slots that ops.c's call path shares (kernel_call.h). */
+/* kernel_call.c — one operation's kernels on device buffers, dispatched and planned with no checks, copies of words
+ * between rows of instances, and the binding of a call's buffers and scalars to kernel slots that ops.c's call path
+ * shares (kernel_call.h). */
 #include <string.h>
 
 #include "backend.h"
@@ -80,4 +81,10 @@ midint_status midint_kernel_call(midint_context *ctx, midint_op op, size_t count
     midint_launch l;
     midint_bind(info, bufs, scalar, &l);
     return midint_plan_run(ctx, &plan, &l, vec, stream);
+}
+
+midint_status midint_copy_words(midint_context *ctx, void *dst, size_t dw, size_t doff, const void *src, size_t sw,
+                                size_t soff, size_t k, size_t rows, void *stream)
+{
+    return ctx->ops->copy_rect(ctx, dst, doff * 4, dw * 4, src, soff * 4, sw * 4, k * 4, rows, stream);
 }

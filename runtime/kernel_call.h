@@ -1,5 +1,6 @@
 /* kernel_call.h — internal: one operation's kernels on device buffers, dispatched and planned with no checks (the
- * steps of the division of large numbers, bigdiv.c), and how a call's buffers and scalars bind to kernel slots. */
+ * steps of the division of large numbers, bigdiv.c), copies of words between rows of instances, and how a call's
+ * buffers and scalars bind to kernel slots. */
 #ifndef MIDINT_KERNEL_CALL_H
 #define MIDINT_KERNEL_CALL_H
 
@@ -17,5 +18,10 @@ uint32_t midint_result_words(const midint_op_info *info, uint32_t n, const unsig
  * buffers in the order of the row's buffers, scalars in the order of its scalars. Enqueued on `stream`. */
 midint_status midint_kernel_call(midint_context *ctx, midint_op op, size_t count, unsigned bits, void *const *buffers,
                                  const unsigned *scalars, void *stream);
+
+/* Enqueue a copy of k words from each of `rows` rows: src's words [soff, soff + k) of rows of sw words to dst's
+ * [doff, doff + k) of rows of dw words (an offset past a row starts at a later one). */
+midint_status midint_copy_words(midint_context *ctx, void *dst, size_t dw, size_t doff, const void *src, size_t sw,
+                                size_t soff, size_t k, size_t rows, void *stream);
 
 #endif

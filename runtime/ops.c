@@ -696,10 +696,8 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
         return MIDINT_OK;
     }
     if (st == MIDINT_OK && midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op])) {
-        /* its temporaries for the instances of a pass (at most half the cap), and a product's workspace beside */
-        size_t per = midint_bigdiv_instance_bytes(bits), m = midint_workspace_cap(ctx) / 2 / per;
-        m = m < count ? m : count;
-        size_t mul_bytes = 0;
+        /* its temporaries for the instances of a pass, and a product's workspace beside */
+        size_t per = midint_bigdiv_instance_bytes(bits), m = midint_bigdiv_pass(ctx, bits, count), mul_bytes = 0;
         if (m && (st = midint_workspace_size(ctx, MIDINT_OP_MUL, bits, m, &mul_bytes)) == MIDINT_OK)
             *bytes = per * m + mul_bytes;
         else if (!m) /* one instance does not fit: what it needs */
