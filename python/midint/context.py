@@ -214,7 +214,7 @@ class Modulus(_Freed):
             raise value_error(f"modulus: m={m!r} is not an int >= 1 (a modulus is at least 1)",
                               "MIDINT_ERR_INVALID_ARGUMENT")
         if bits is None:
-            bits = 32 * max(1, -(-m.bit_length() // 32))
+            bits = _bits_holding(m.bit_length())
         _bits_arg(bits)
         limbs = ints_to_limbs([m], bits, "m")
         h = ctypes.c_void_p()
@@ -372,7 +372,7 @@ class Context:
         else:
             moduli = list(moduli)
             if bits is None:
-                bits = max(32, -(-max((int(m).bit_length() for m in moduli), default=1) // 32) * 32)
+                bits = _bits_holding(max((int(m).bit_length() for m in moduli), default=1))
             arr = ints_to_limbs(moduli, bits, "moduli")
         out = np.empty_like(arr)
         self._call(self._lib.midint_batch_gcd, self._h, arr.shape[0], bits, arr.ctypes.data, out.ctypes.data)
@@ -668,7 +668,7 @@ class Context:
             need = max((n for ls in lens.values() for n in ls), default=0)
             most, v = s.max_bits(bits), call.scalars[s.name]
             if v is None:
-                v = bits * max(1, -(-need // bits)) if s.max_per_n else max(32, -(-need // 32) * 32)
+                v = bits * max(1, -(-need // bits)) if s.max_per_n else _bits_holding(need)
                 limit, why = most, f"; {{p}} holds at most {most} bits ({s.name} {_width_bound(s)}, bits={bits})"
             else:
                 _check_width(spec, s, v, bits)
@@ -780,6 +780,11 @@ def _bits_arg(bits):
     if not 0 <= bits < 1 << 32:
         raise value_error(f"bits={bits} is out of range; it must be a positive multiple of 32",
                           "MIDINT_ERR_INVALID_BITS")
+
+
+def _bits_holding(nbits):
+    """The smallest positive multiple of 32 that holds nbits bits."""
+    return 32 * max(1, -(-nbits // 32))
 
 
 def _width_bound(s):
