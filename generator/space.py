@@ -13,8 +13,8 @@ WARP = 32                         # lanes per warp; the carry scan works in grou
 MAX_SHARED_BYTES = 227 * 1024     # largest dynamic shared memory a block may opt into on sm_90
 MAX_BITS = 1 << 31                # no request beyond this is even considered
 
-# 2^8 .. 2^27 bits, and 2^31 for add and sub (a grid kernel for a size serves every size below it)
-DEFAULT_SIZES = tuple(1 << e for e in range(8, 28)) + (1 << 31,)
+# 2^8 .. 2^30 bits, and 2^31 for add and sub (a grid kernel for a size serves every size below it)
+DEFAULT_SIZES = tuple(1 << e for e in range(8, 31)) + (1 << 31,)
 
 MIN_CHUNK_WORDS = 4               # words per thread: one 16-byte access
 MIN_BLOCK = 64                    # threads per block: 32 resident blocks must fill an SM
@@ -230,9 +230,6 @@ NTT_GRID = OpFamily(
     grids=(256,),
     constraints=(
         NTT_BOUND,
-        Constraint("ntt_grid_length", f"the transform has at most 2^{grid_plan.LOG_MAX} points (the primes' 2-adic "
-                   f"order): operands of at most 2^{grid_plan.LOG_MAX + 4} bits",
-                   lambda v: ntt.transform_length(v.bits, grid_plan.DIGIT_BITS) <= 1 << grid_plan.LOG_MAX),
         Constraint("ntt_grid_min_bits", f"at least {GRID_MIN_BITS} bits (below, a few instances of one-block kernels "
                    "fill the GPU as well)", _grid_min_bits, "prune"),
         Constraint("ntt_grid_radix", "16 points per thread (radix-16 passes; radix 8 measured at 78-80% of its rate "

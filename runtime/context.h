@@ -17,7 +17,7 @@
 #define MIDINT_BIGDIV_BUFFERS 32
 
 /* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
-#define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)1 << 30)
+#define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)4 << 30)
 
 /* One slot of the pipeline. Device memory is two buffers (inputs, outputs) with a sub-buffer per operand; the
  * page-locked staging holds the same layout (inputs then outputs) for operands in pageable memory. */
@@ -79,6 +79,7 @@ struct midint_context {
     void *check_flag;               /* one word: the device-side check's first bad instance (ops.c), made at first
                                      * need */
     midint_staging_buf ws, st;      /* the workspace of grid variants (plan.c): transforms, tile carry states */
+    midint_staging_buf ws2;         /* plan.c: the grid NTT's products of pieces, their outputs' planes */
     size_t workspace_cap;           /* midint_set_workspace_bytes (0: MIDINT_DEFAULT_WORKSPACE_CAP) */
     int forced_steps;               /* midint_force_variant(ctx, "steps"): expressions step by step where they can */
     midint_staging_buf steps_tmp[MIDINT_STEPS_SLOTS + 1]; /* expr_steps.c: values' slots, then the constants' column */

@@ -17,6 +17,11 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
         snprintf(why, len, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS", split);
         return MIDINT_ERR_INVALID_ARGUMENT;
     }
+    const char *piece = getenv("MIDINT_TEST_NTT_PIECE");
+    if (piece && *piece && (sscanf(piece, "%u", &h->ntt_piece) != 1 || h->ntt_piece == 0)) {
+        snprintf(why, len, "MIDINT_TEST_NTT_PIECE is '%.40s'; expected a positive number of words", piece);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
     const char *tw = getenv("MIDINT_TEST_TILE_WORDS");
     if (tw && *tw && (sscanf(tw, "%u", &h->tile_words) != 1 || h->tile_words == 0)) {
         snprintf(why, len, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive number of words", tw);

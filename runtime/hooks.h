@@ -14,6 +14,8 @@ typedef struct midint_test_hooks {
     const midint_variant *corrupt; /* MIDINT_TEST_CORRUPT=NAME: this variant's results are spoiled (a broken kernel) */
     uint32_t ntt_log, ntt_rows;    /* MIDINT_TEST_NTT_SPLIT=LOG,ROWS: grid NTT transforms of at least 2^LOG points in
                                     * rows of 2^ROWS, so every row and column kernel runs at sizes a CPU test affords */
+    uint32_t ntt_piece;            /* MIDINT_TEST_NTT_PIECE=W: grid NTT products of operands longer than W words go
+                                    * in pieces of at most W words (docs/ntt.md "Pieces"), as past 2^27 bits */
     uint32_t tile_words;           /* MIDINT_TEST_TILE_WORDS=W: additions-only expression grids cut instances into
                                     * tiles of W words, so CPU tests cross many tiles */
     int expr_steps;                /* MIDINT_TEST_EXPR_STEPS=1: expressions step by step wherever their steps serve */

@@ -33,10 +33,19 @@ static uint32_t tiles(uint32_t words, const midint_kernel *k)
 /* The NTT grid's transform: 2^lg points (a cyclic convolution of 2n - 1 coefficients does not wrap, and at least
  * the layout's minimum), split into rows of 2^rows points and columns of 2^(lg - rows); the test hook
  * MIDINT_TEST_NTT_SPLIT lengthens the transform or chooses the split, so that every kernel can be tested at
- * small sizes. */
+ * small sizes. Operands longer than half the longest transform go in k pieces of at most that many words, each
+ * transformed once; output s sums the pointwise products of pieces i and s - i (docs/ntt.md "Pieces"). The bound
+ * is the whole product's (n (2^32 - 1)^2 < P: the generator's sizes meet it), not the pieces'. MIDINT_TEST_NTT_PIECE
+ * lowers the piece size so that CPU tests reach it. One instance per pass: its outputs take 2k - 1 more planes. */
 static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
 {
     const midint_ntt_grid_layout *g = &midint_ntt_grid;
+    uint32_t most = ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (g->log_max - 1);
+    if (n > most) {
+        p->pieces = (n + most - 1) / most;
+        p->piece_words = (n + p->pieces - 1) / p->pieces;
+        n = p->piece_words;
+    }
     uint32_t lg = bit_length(2u * (uint64_t)n - 2u);
     if (lg < g->log_min)
         lg = g->log_min;
@@ -57,6 +66,11 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
     p->log_rows = rows;
     p->ws_words = 2ull * v->ntt_primes << lg;
     p->st_words = tiles(p->rn, midint_variant_kernel(v, MIDINT_ROLE_CRT, 0));
+    if (p->pieces) { /* the pieces' planes, and the outputs' (those the result reaches: k for the low half) */
+        p->ws_words *= p->pieces;
+        p->ws2_words = ((uint64_t)v->ntt_primes << lg) * (p->rn > p->n ? 2u * p->pieces - 1u : p->pieces);
+        p->group = 1;
+    }
     return MIDINT_OK;
 }
 
@@ -96,7 +110,7 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
     if (st != MIDINT_OK || (v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words) || v->plan == MIDINT_PLAN_MAP)
         return st;
     size_t cap = midint_workspace_cap(ctx);
-    uint64_t per = 4u * (p->ws_words + p->st_words);
+    uint64_t per = 4u * (p->ws_words + p->ws2_words + p->st_words);
     if (per > cap)
         return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
                            "instance; the workspace cap is %zu bytes (midint_set_workspace_bytes)", v->name, 32u * n,
@@ -108,7 +122,7 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
 
 size_t midint_plan_workspace(const midint_plan *p)
 {
-    return (size_t)(4u * (p->ws_words + p->st_words) * p->group);
+    return (size_t)(4u * (p->ws_words + p->ws2_words + p->st_words) * p->group);
 }
 
 midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, size_t bytes)
@@ -131,9 +145,9 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
 
 void midint_workspace_free(midint_context *ctx)
 {
-    midint_staging_buf *bufs[3 + MIDINT_BIGDIV_BUFFERS] = {&ctx->ws, &ctx->st, &ctx->composed_tmp};
+    midint_staging_buf *bufs[4 + MIDINT_BIGDIV_BUFFERS] = {&ctx->ws, &ctx->ws2, &ctx->st, &ctx->composed_tmp};
     for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
-        bufs[3 + k] = &ctx->div_tmp[k];
+        bufs[4 + k] = &ctx->div_tmp[k];
     int synced = 0;
     for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
         if (bufs[k]->buf) {
@@ -185,6 +199,34 @@ static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, 
     return st != MIDINT_OK ? st : launch(ctx, fix, l, (n_tiles + fix->block - 1) / fix->block, p->n, 0, stream);
 }
 
+/* One instance (l->inst0) in pieces: the pieces' columns and rows forward (x1 of the column pass: the operand's
+ * words, n the piece's), the outputs' sums of products and their rows back into ws2, its columns back, the
+ * recombination of the outputs' overlapping halves (x0 = log2 L | outputs << 8), and the carries. */
+static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream,
+                                    const midint_kernel *kc, const midint_kernel *kr, const midint_kernel *ki,
+                                    const midint_kernel *kt, const midint_kernel *kf)
+{
+    uint32_t lg = p->log_length, np = p->v->ntt_primes, k = p->pieces;
+    uint32_t outs = (uint32_t)(p->ws2_words / ((uint64_t)np << lg));
+    uint64_t col_groups = (1u << p->log_rows) / kc->span, row_groups = (1u << (lg - p->log_rows)) / kr->span;
+    midint_launch in = *l, out = *l;
+    in.n = out.n = p->piece_words;
+    in.inst0 = l->inst0 * p->n; /* the operand's first word */
+    out.ws = ctx->ws2.buf;
+    midint_status st;
+    if ((st = launch(ctx, kc, &in, col_groups * 2u * np * k, lg, p->n, stream)) != MIDINT_OK ||
+        (st = launch(ctx, kr, &in, row_groups * np * k, lg | k << 8, 1, stream)) != MIDINT_OK)
+        return st;
+    in.r = ctx->ws2.buf;
+    if ((st = launch(ctx, kr, &in, row_groups * np * outs, lg | k << 8, 2, stream)) != MIDINT_OK ||
+        (st = launch(ctx, ki, &out, col_groups * np * outs, lg, 1, stream)) != MIDINT_OK ||
+        (st = launch(ctx, kt, &out, tiles(p->rn, kt), lg | outs << 8, p->rn, stream)) != MIDINT_OK)
+        return st;
+    midint_launch fix = *l;
+    fix.aux = NULL;
+    return launch(ctx, kf, &fix, (tiles(p->rn, kf) + kf->block - 1) / kf->block, p->rn, 0, stream);
+}
+
 static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream)
 {
     const midint_variant *v = p->v;
@@ -195,6 +237,8 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
     const midint_kernel *kt = midint_variant_kernel(v, MIDINT_ROLE_CRT, 0);
     const midint_kernel *kf = midint_variant_kernel(v, MIDINT_ROLE_FIXUP, 0);
     uint64_t m = l->count, col_groups = (1u << rows) / kc->span, row_groups = (1u << cols) / kr->span;
+    if (p->pieces)
+        return run_ntt_pieces(ctx, p, l, stream, kc, kr, ki, kt, kf);
     midint_status st;
     /* the passes read the twiddle tables in aux; the carry fix-up writes no carry out */
     if ((st = launch(ctx, kc, l, col_groups * 2u * np * m, lg, 0, stream)) != MIDINT_OK ||
@@ -228,6 +272,7 @@ static midint_status run_passes(midint_context *ctx, const midint_plan *p, midin
 {
     midint_status st;
     if ((st = midint_workspace_grow(ctx, &ctx->ws, (size_t)(4u * p->ws_words * p->group))) != MIDINT_OK ||
+        (st = midint_workspace_grow(ctx, &ctx->ws2, (size_t)(4u * p->ws2_words * p->group))) != MIDINT_OK ||
         (st = midint_workspace_grow(ctx, &ctx->st, (size_t)(4u * p->st_words * p->group))) != MIDINT_OK ||
         (st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS)) != MIDINT_OK)
         return st;

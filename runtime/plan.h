@@ -11,7 +11,9 @@ typedef struct midint_plan {
     uint32_t n, rn;           /* words per operand, per result (the output in slot r) */
     size_t count, group;      /* instances of the call, per pass */
     uint64_t ws_words, st_words; /* workspace per instance: transform planes, tile states */
+    uint64_t ws2_words;       /* NTT grid in pieces: the outputs' planes, per instance (ctx->ws2) */
     uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
+    uint32_t pieces, piece_words; /* NTT grid: operands longer than one transform, in pieces of piece_words (0: whole) */
     uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile) */
 } midint_plan;
 
@@ -29,7 +31,7 @@ size_t midint_plan_workspace(const midint_plan *p);
 midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const midint_launch *bind, int vec,
                               void *stream);
 
-/* Grow one of the context's workspace buffers (ws, st, composed_tmp) to `bytes`; a smaller one is freed first, once
+/* Grow one of the context's workspace buffers (ws, ws2, st, composed_tmp) to `bytes`; a smaller one is freed first, once
  * the work that used it is done (the workspace fence). */
 midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, size_t bytes);
 

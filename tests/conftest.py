@@ -92,7 +92,7 @@ TEST_ENV = {"MIDINT_OPENCL_OPTIONS": os.environ.get("MIDINT_OPENCL_OPTIONS", "-c
 # Variables that steer dispatch; a test sets the ones it means, the caller's shell never leaks in.
 STEERING = ("MIDINT_VARIANT", "MIDINT_TUNING", "MIDINT_TUNING_DIR", "MIDINT_TEST_CORRUPT", "MIDINT_TEST_EXPR_STEPS",
             "MIDINT_OPENCL_WARPS", "MIDINT_TEST_PROBE_FAIL", "MIDINT_TEST_KERNEL_WG", "MIDINT_TEST_COMPOSED",
-            "MIDINT_TEST_BIGDIV")
+            "MIDINT_TEST_BIGDIV", "MIDINT_TEST_NTT_PIECE", "MIDINT_TEST_NTT_SPLIT")
 
 
 def driver_env(**extra):

@@ -187,8 +187,8 @@ def test_bad_sizes_are_refused(text, message):
 
 
 def test_too_large_names_the_constraints():
-    with pytest.raises(PlanError, match=r"no mul variant fits.*block_max.*ntt_grid_length"):
-        plan([1 << 28], ops=["mul"])
+    with pytest.raises(PlanError, match=r"no mul variant fits.*block_max.*ntt_bound"):
+        plan([1 << 31], ops=["mul"])
 
 
 def test_size_above_one_operations_largest_is_left_out_with_a_note():
@@ -218,8 +218,8 @@ def test_cli_refuses_with_message_and_writes_nothing(tmp_path):
 
 
 def test_cli_too_large(tmp_path):
-    p = gen("--sizes", str(1 << 28), "--ops", "mul,mullo", out=tmp_path / "g")
-    assert p.returncode == 2 and "too large" in p.stderr and "ntt_grid_length" in p.stderr
+    p = gen("--sizes", str(1 << 31), "--ops", "mul,mullo", out=tmp_path / "g")
+    assert p.returncode == 2 and "too large" in p.stderr and "ntt_bound" in p.stderr
 
 
 def test_cli_writes_registry_kernels_and_list(tmp_path):
