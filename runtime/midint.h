@@ -51,8 +51,8 @@ extern "C" {
  * Workspace.  Sizes beyond one thread block (and small batches of large instances) run as several kernels that
  * keep intermediate results in device memory the context owns: allocated by the first call that needs it,
  * grown when a call needs more, reused by later calls and freed by midint_close.  A call processes as many
- * instances per pass as the workspace cap allows (midint_set_workspace_bytes, default 1 GiB; one 2^27-bit product
- * needs 192 MiB); midint_workspace_size tells what a call would use.  Calls of one context on different streams
+ * instances per pass as the workspace cap allows (midint_set_workspace_bytes, default 4 GiB; one 2^27-bit product
+ * needs 192 MiB, one of 2^29 bits 1.4 GiB); midint_workspace_size tells what a call would use.  Calls of one context on different streams
  * (queues) are ordered where they share the workspace.
  *
  * Aliasing.  An output may be exactly an input where the operation's row allows it (in place): for add, sub, mullo,
@@ -336,7 +336,7 @@ midint_status midint_set_staging_bytes(midint_context *ctx, size_t bytes);
  * (the same dispatch and checks as the call; a host call uses at most as much): 0 for one-block variants. */
 midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned bits, size_t count, size_t *bytes);
 
-/* Cap on the workspace (default 1 GiB): calls run as many instances per pass as fit under it, and a call of which
+/* Cap on the workspace (default 4 GiB): calls run as many instances per pass as fit under it, and a call of which
  * one instance needs more fails with MIDINT_ERR_OUT_OF_MEMORY, naming the size it needs, before writing
  * anything.  A held workspace larger than the new cap is freed. */
 midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);

@@ -83,7 +83,7 @@ MOD_WORK = 1 << 37
 MOD_MIN_COUNT = 1 << 19
 # Above MOD_PRIVATE_MAX_BITS (a thread per instance, its arrays in the workspace: exact, not fast) powm's rows take
 # MOD_BIG_EXP-bit exponents (a 512-bit one is 655 Montgomery products of 2 M multiply-adds at 32768 bits, seconds per
-# thread; a full-width one minutes) and every row at most MOD_BIG_COUNT instances (one pass of the default 1 GiB
+# thread; a full-width one minutes) and every row at most MOD_BIG_COUNT instances (a pass of a 1 GiB
 # workspace at 32768 bits)
 MOD_BIG_EXP = 64
 MOD_BIG_COUNT = 8192
