@@ -49,7 +49,7 @@ MAX_GROUP_ITEMS = {"cuda": 1024, "opencl": 256}
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
 # registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
 # to 95 and the row kernels 80 (256 points) to 128 (4096)
-REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "rows": 64}
+REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "rows": 64, "rows_fwd": 64, "rows_mac": 64}
 DIGIT_BITS = 32
 PRIME_SET = 3
 
@@ -106,18 +106,21 @@ def col_kernel(s: int, r: int, inverse: bool, max_items: int) -> GridKernel:
                       columns * column_stride(s, columns), columns, False)
 
 
-def row_kernel(s: int, r: int) -> GridKernel:
+def row_kernel(s: int, r: int, role: str = "rows") -> GridKernel:
+    """The row pass of one product (rows), or for products of pieces (docs/ntt.md "Pieces") its forward half
+    (rows_fwd) and its sums of products with the inverse (rows_mac): each a kernel of its own, so that each keeps its
+    registers (modes in one kernel cost 3-6% at 2^20-2^27 bits, and spilled)."""
     rows = max(1, BLOCK_ELEMENTS >> s)
-    return GridKernel("rows", s, "kernel_ntt_rows.j2", rows * ((1 << s) // r),
-                      rows * 2 * ntt_plan.padded(1 << s), rows, False)
+    return GridKernel(role, s, "kernel_ntt_rows.j2" if role == "rows" else "kernel_ntt_rows_pieces.j2",
+                      rows * ((1 << s) // r), rows * 2 * ntt_plan.padded(1 << s), rows, False)
 
 
-def crt_kernel(block: int) -> GridKernel:
+def crt_kernel(block: int, pieces: bool = False) -> GridKernel:
     tile = block * CRT_WORDS
     # the coefficients' three words for the tile and the chunk below it, two spill words per thread and the one
     # below, 32 scan words
     words = 3 * ntt_plan.padded(tile + CRT_WORDS) + 2 * (block + 1) + WARP
-    return GridKernel("crt", 0, "kernel_ntt_crt.j2", block, words, tile, True)
+    return GridKernel("crt_pieces" if pieces else "crt", 0, "kernel_ntt_crt.j2", block, words, tile, True)
 
 
 def fixup_kernel(block: int, tile_words: int) -> GridKernel:
@@ -179,9 +182,9 @@ def kernels(v: Variant) -> list[GridKernel]:
         return [expr_tile_kernel(v), fixup_kernel(v.grid, v.grid * v.chunk_words)]
     if v.ntt is None:
         return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
-    out = [row_kernel(s, v.q) for s in ROW_LOGS]
+    out = [row_kernel(s, v.q, role) for role in ("rows", "rows_fwd", "rows_mac") for s in ROW_LOGS]
     out += [col_kernel(s, v.q, inverse, MAX_GROUP_ITEMS[v.backend]) for inverse in (False, True) for s in COL_LOGS]
-    return out + [crt_kernel(v.grid), fixup_kernel(v.grid, v.grid * CRT_WORDS)]
+    return out + [crt_kernel(v.grid, pieces) for pieces in (False, True)] + [fixup_kernel(v.grid, v.grid * CRT_WORDS)]
 
 
 def engine(v: Variant) -> str:
@@ -228,7 +231,7 @@ def render_context(v: Variant, k: GridKernel) -> dict:
                 ctx["CS"] = column_stride(k.log_length, k.span)
         if k.role == "fixup":   # the product's carries are added
             ctx.update(mode="add")
-        if k.role == "crt":
+        if k.role.startswith("crt"):
             ctx["nt"] = crt_context(v)
             ctx["bound"] = ntt.describe(PRIME_SET, DIGIT_BITS, 1 << (LOG_MAX + 4))
     return ctx

@@ -55,10 +55,11 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
     if (lg > g->log_max || rows >= lg)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: a transform of 2^%u points in rows of 2^%u cannot "
                            "be planned (at most 2^%u points)", v->name, lg, rows, g->log_max);
-    const midint_kernel *kr = midint_variant_kernel(v, MIDINT_ROLE_ROWS, rows);
+    const midint_kernel *kr = midint_variant_kernel(v, p->pieces ? MIDINT_ROLE_ROWS_FWD : MIDINT_ROLE_ROWS, rows);
     const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, lg - rows);
     if (!kr || !kc || !midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, lg - rows) || kr->span > (1u << (lg - rows)) ||
-        kc->span > (1u << rows))
+        kc->span > (1u << rows) || (p->pieces && (!midint_variant_kernel(v, MIDINT_ROLE_ROWS_MAC, rows) ||
+                                                  !midint_variant_kernel(v, MIDINT_ROLE_CRT_PIECES, 0))))
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: no kernels for rows of 2^%u and columns of 2^%u "
                            "points%s", v->name, rows, lg - rows,
                            ctx->hooks.ntt_rows ? " (MIDINT_TEST_NTT_SPLIT)" : "");
@@ -203,9 +204,11 @@ static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, 
  * words, n the piece's), the outputs' sums of products and their rows back into ws2, its columns back, the
  * recombination of the outputs' overlapping halves (x0 = log2 L | outputs << 8), and the carries. */
 static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream,
-                                    const midint_kernel *kc, const midint_kernel *kr, const midint_kernel *ki,
-                                    const midint_kernel *kt, const midint_kernel *kf)
+                                    const midint_kernel *kc, const midint_kernel *ki, const midint_kernel *kf)
 {
+    const midint_kernel *kr = midint_variant_kernel(p->v, MIDINT_ROLE_ROWS_FWD, p->log_rows);
+    const midint_kernel *km = midint_variant_kernel(p->v, MIDINT_ROLE_ROWS_MAC, p->log_rows);
+    const midint_kernel *kt = midint_variant_kernel(p->v, MIDINT_ROLE_CRT_PIECES, 0);
     uint32_t lg = p->log_length, np = p->v->ntt_primes, k = p->pieces;
     uint32_t outs = (uint32_t)(p->ws2_words / ((uint64_t)np << lg));
     uint64_t col_groups = (1u << p->log_rows) / kc->span, row_groups = (1u << (lg - p->log_rows)) / kr->span;
@@ -215,10 +218,10 @@ static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, m
     out.ws = ctx->ws2.buf;
     midint_status st;
     if ((st = launch(ctx, kc, &in, col_groups * 2u * np * k, lg, p->n, stream)) != MIDINT_OK ||
-        (st = launch(ctx, kr, &in, row_groups * np * k, lg | k << 8, 1, stream)) != MIDINT_OK)
+        (st = launch(ctx, kr, &in, row_groups * np * k, lg, 0, stream)) != MIDINT_OK)
         return st;
     in.r = ctx->ws2.buf;
-    if ((st = launch(ctx, kr, &in, row_groups * np * outs, lg | k << 8, 2, stream)) != MIDINT_OK ||
+    if ((st = launch(ctx, km, &in, row_groups * np * outs, lg | k << 8, 0, stream)) != MIDINT_OK ||
         (st = launch(ctx, ki, &out, col_groups * np * outs, lg, 1, stream)) != MIDINT_OK ||
         (st = launch(ctx, kt, &out, tiles(p->rn, kt), lg | outs << 8, p->rn, stream)) != MIDINT_OK)
         return st;
@@ -232,13 +235,13 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
     const midint_variant *v = p->v;
     uint32_t lg = p->log_length, rows = p->log_rows, cols = lg - rows, np = v->ntt_primes;
     const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, cols);
-    const midint_kernel *kr = midint_variant_kernel(v, MIDINT_ROLE_ROWS, rows);
     const midint_kernel *ki = midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, cols);
-    const midint_kernel *kt = midint_variant_kernel(v, MIDINT_ROLE_CRT, 0);
     const midint_kernel *kf = midint_variant_kernel(v, MIDINT_ROLE_FIXUP, 0);
-    uint64_t m = l->count, col_groups = (1u << rows) / kc->span, row_groups = (1u << cols) / kr->span;
     if (p->pieces)
-        return run_ntt_pieces(ctx, p, l, stream, kc, kr, ki, kt, kf);
+        return run_ntt_pieces(ctx, p, l, stream, kc, ki, kf);
+    const midint_kernel *kr = midint_variant_kernel(v, MIDINT_ROLE_ROWS, rows);
+    const midint_kernel *kt = midint_variant_kernel(v, MIDINT_ROLE_CRT, 0);
+    uint64_t m = l->count, col_groups = (1u << rows) / kc->span, row_groups = (1u << cols) / kr->span;
     midint_status st;
     /* the passes read the twiddle tables in aux; the carry fix-up writes no carry out */
     if ((st = launch(ctx, kc, l, col_groups * 2u * np * m, lg, 0, stream)) != MIDINT_OK ||

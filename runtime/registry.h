@@ -28,7 +28,10 @@ typedef enum midint_role {
     MIDINT_ROLE_MAP = 8,       /* map family: Q words per thread of the flat array of count x n words */
     MIDINT_ROLE_CHECK = 9,     /* the device-side check of divisors and moduli (one per backend; runtime/ops.c) */
     MIDINT_ROLE_DIV_LZ = 10,   /* large division (runtime/bigdiv.c): each instance's leading zero bits */
-    MIDINT_ROLE_DIV_PICK = 11  /* large division: keep or take a difference per instance, count the corrections */
+    MIDINT_ROLE_DIV_PICK = 11, /* large division: keep or take a difference per instance, count the corrections */
+    MIDINT_ROLE_ROWS_FWD = 12, /* NTT grid, products of pieces: the pieces' row transforms, forward */
+    MIDINT_ROLE_ROWS_MAC = 13, /* NTT grid, products of pieces: the outputs' sums of pointwise products, rows back */
+    MIDINT_ROLE_CRT_PIECES = 14 /* NTT grid, products of pieces: the outputs' residues to result words */
 } midint_role;
 
 typedef struct midint_kernel {
