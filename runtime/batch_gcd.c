@@ -85,13 +85,31 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         release(t, ev);
         release(t, od);
     }
-    /* the remainder tree: rem[k] = P mod node[k]^2 (2 n 2^k words a node); at the root P itself */
-    size_t top = (size_t)n << levels;
-    if ((st = alloc(t, 2 * top, &rem[levels])) != MIDINT_OK ||
-        (st = ctx->ops->fill(ctx, rem[levels], 0, 2 * top * 4, t->stream)) != MIDINT_OK ||
-        (st = rows(t, rem[levels], 2 * top, 0, node[levels], top, 0, top, 1)) != MIDINT_OK)
+    /* the remainder tree: rem[k] = P mod node[k]^2 (2 n 2^k words a node). The root's children take no division of
+     * P: P = N_c N_s for a child c and its sibling s, so P mod N_c^2 = N_c (N_s mod N_c), one division of their
+     * own width and one product (dividing P by N_c^2 would take divisors of P's whole width) */
+    if (levels) {
+        size_t w = (size_t)n << (levels - 1);
+        void *sib, *sm;
+        if ((st = alloc(t, 2 * w, &sib)) != MIDINT_OK || (st = alloc(t, 2 * w, &sm)) != MIDINT_OK ||
+            (st = alloc(t, 4 * w, &rem[levels - 1])) != MIDINT_OK ||
+            (st = rows(t, sib, w, 0, node[levels - 1], w, w, w, 1)) != MIDINT_OK ||
+            (st = rows(t, sib, w, w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
+            return st;
+        void *const m[] = {sm, sib, node[levels - 1]};
+        const unsigned abits[] = {(unsigned)(32u * w)};
+        void *const b[] = {rem[levels - 1], node[levels - 1], sm};
+        if ((st = call(t, MIDINT_OP_MOD, 2, (uint32_t)w, m, abits)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MUL, 2, (uint32_t)w, b, NULL)) != MIDINT_OK)
+            return st;
+        release(t, sib);
+        release(t, sm);
+        release(t, node[levels]);
+    } else if ((st = alloc(t, 2 * (size_t)n, &rem[0])) != MIDINT_OK || /* one modulus: P mod N^2 = N */
+               (st = ctx->ops->fill(ctx, rem[0], 0, 2 * (size_t)n * 4, t->stream)) != MIDINT_OK ||
+               (st = rows(t, rem[0], 2 * (size_t)n, 0, node[0], n, 0, n, 1)) != MIDINT_OK)
         return st;
-    for (unsigned k = levels; k-- > 0;) {
+    for (unsigned k = levels > 0 ? levels - 1 : 0; k-- > 0;) {
         size_t nodes = leaves >> k, w = (size_t)n << k;
         void *sq, *dup;
         if ((st = alloc(t, nodes * 2 * w, &sq)) != MIDINT_OK || (st = alloc(t, nodes * 4 * w, &dup)) != MIDINT_OK ||
@@ -152,10 +170,11 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     unsigned levels = 0;
     while (((size_t)1 << levels) < count && levels < MAX_LEVELS - 1)
         levels++;
-    /* the root's children are multiplied at n 2^(L-1) words and their squares divide at twice that */
+    /* the root's children are multiplied, and divide each other, at n 2^(L-1) words; the squares of their children
+     * (n 2^(L-2) words) divide at twice that */
     const uint64_t top = (uint64_t)bits << levels;
-    if (top / 2 > midint_max_bits(ctx, MIDINT_OP_MUL) || top / 2 > midint_max_bits(ctx, MIDINT_OP_SQR) ||
-        top > midint_max_bits(ctx, MIDINT_OP_MOD) || bits > midint_max_bits(ctx, MIDINT_OP_GCD) ||
+    if (top / 2 > midint_max_bits(ctx, MIDINT_OP_MUL) || top / 4 > midint_max_bits(ctx, MIDINT_OP_SQR) ||
+        top / 2 > midint_max_bits(ctx, MIDINT_OP_MOD) || bits > midint_max_bits(ctx, MIDINT_OP_GCD) ||
         bits > midint_max_bits(ctx, MIDINT_OP_DIVREM))
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: %zu moduli of %u bits make a product of %llu bits "
                            "(the count rounded up to a power of two); this context multiplies at most %u-bit and "

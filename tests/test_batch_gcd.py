@@ -57,10 +57,11 @@ def require_ops(backend):
 
 
 def fits(ctx, count, bits):
-    """Whether the build's sizes hold a batch: its product (count rounded up to a power of two) divided, the root's
-    children multiplied and squared at half of it, the gcds at the moduli's width (midint_batch_gcd's own test)."""
+    """Whether the build's sizes hold a batch: the root's children (half the product, the count rounded up to a power of
+    two) multiplied and divided, their children squared, the gcds at the moduli's width (midint_batch_gcd's own
+    test)."""
     top = bits << max(count - 1, 0).bit_length()
-    return (top // 2 <= min(ctx.max_bits("mul"), ctx.max_bits("sqr")) and top <= ctx.max_bits("mod")
+    return (top // 2 <= min(ctx.max_bits("mul"), ctx.max_bits("mod")) and top // 4 <= ctx.max_bits("sqr")
             and bits <= min(ctx.max_bits("gcd"), ctx.max_bits("divrem")))
 
 
@@ -103,7 +104,8 @@ def test_batch_gcd_refusals(backend):
     with midint.Context(backend) as ctx:
         with pytest.raises(midint.MidintValueError, match=r"moduli\[2\] is zero"):
             ctx.batch_gcd([3, 5, 0, 7])
-        too_many = (ctx.max_bits("mul") // 4096) * 4 + 1   # a product past the products' largest size
+        # the root's children past the division's largest size
+        too_many = (min(ctx.max_bits("mul"), ctx.max_bits("mod")) // 4096) * 2 + 1
         with pytest.raises(midint.MidintError, match="split the batch"):
             ctx.batch_gcd(np.ones((too_many, 128), np.uint32))
 
