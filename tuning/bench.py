@@ -1,9 +1,10 @@
 """Benchmark users can run (`make bench`): the dispatched variant of every op and size against GMP on all cores.
 
 Prints a table, writes a CSV and, when matplotlib is installed, a log-log PNG of throughput against size. Then
-single instances of large sizes (one product of 2^20..2^27 bits, one addition of 2^30 bits) against GMP on one
+single instances of large sizes (one product of 2^20..2^29 bits, one addition of 2^30 bits) against GMP on one
 host core: a second table and CSV (`<out>_single.csv`). Division and modular arithmetic get a table of their own
-(`<out>_mod.csv`): powm with 512-bit and full-width exponents, divrem of a 2 bits dividend, against GMP's mpz.
+(`<out>_mod.csv`): powm with 512-bit and full-width exponents, divrem of a 2 bits dividend (above the division
+kernels, at mul's generated sizes: the division of large numbers), against GMP's mpz.
 GPU side: backend events, one warm-up, the median of --reps launches, random operands, results checked against
 GMP on 257 instances. CPU side: GMP's mpn functions over the same batch on every host core (tuning/measure.c's
 table: mullo uses mpn_mul_n, GMP has no public low-half product; sqr mpn_sqr; the shifts mpn_lshift / mpn_rshift;
@@ -95,6 +96,17 @@ def mod_cost(op, bits, ebits):
                                                                                             2 * w * w)
 
 
+def division_sizes(backend, op, own):
+    """divrem and mod: their kernels' sizes, then mul's generated sizes up to the largest divisor the division of
+    large numbers takes (runtime/bigdiv.c: mul's largest size, and a third of the shifts')."""
+    sizes = {}
+    for v in read_variants():
+        if v.backend == backend:
+            sizes.setdefault(v.op, set()).add(v.bits)
+    top = min(max(sizes.get("mul", {0})), max(sizes.get("shl", {0})) // 3)
+    return own + sorted(b for b in sizes.get("mul", ()) if max(own, default=0) < b <= top)
+
+
 def mod_table(m, ops, gen, asked, args):
     """The modular operations: one row per argument set, million instances/s against GMP's mpz on every core."""
     mod_ops = [op for op in ops if is_modular(op)]
@@ -105,7 +117,7 @@ def mod_table(m, ops, gen, asked, args):
           f"{'GMP M/s':>9} {'x GMP':>8} check")
     rows = []
     for op in mod_ops:
-        for bits in asked or gen[op]:
+        for bits in asked or (division_sizes(args.backend, op, gen[op]) if op in ("divrem", "mod") else gen[op]):
             big = bits > MOD_PRIVATE_MAX_BITS
             rows_args = (f"ebits={MOD_BIG_EXP}",) if big and op in MOD_EXP_OPS else MOD_ROWS.get(op, ("",))
             for a in dict.fromkeys(f"ebits={bits}" if a == "full" else a for a in rows_args):
@@ -133,7 +145,8 @@ def mod_table(m, ops, gen, asked, args):
 # operand-sized transfers per instance of the shipped expressions (inputs read + outputs written)
 EXPR_IO = {"six": 3, "poly": 3}
 # single instances: the products of the issue's marks, and one addition of 128 MiB operands
-SINGLE = tuple(("mul", 1 << e) for e in (20, 22, 24, 26, 27)) + (("mullo", 1 << 24), ("add", 1 << 30), ("sub", 1 << 30))
+SINGLE = tuple(("mul", 1 << e) for e in (20, 22, 24, 26, 27, 29)) + (("mullo", 1 << 24), ("add", 1 << 30),
+                                                                     ("sub", 1 << 30))
 
 
 def single_table(m, args):
