@@ -184,7 +184,7 @@ def passes_cases(v):
 # Grid variants (an instance over many blocks) share their kernels with the other sizes of their engine (the name
 # without its size): each engine gets the whole matrix once, through its largest variant of at most
 # GRID_BITS[backend] bits (the CPU run of OpenCL affords a million bits), at that size; every other size gets one
-# case at min(its size, GRID_BITS). On the GPU every variant also runs at its own size (up to 2^27 bits of
+# case at min(its size, GRID_BITS). On the GPU every variant also runs at its own size (up to 2^30 bits of
 # multiplication and 2^31 of addition). Counts of 1, 2 and 3 instances, sizes that are not powers of two, in place.
 GRID_BITS = {"opencl": 1 << 21, "cuda": 1 << 23}
 GRID_WORDS_LONG = {"opencl": 1 << 21, "cuda": 1 << 26}   # the longest add/sub instance of the matrix
