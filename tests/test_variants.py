@@ -184,7 +184,7 @@ def passes_cases(v):
 # Grid variants (an instance over many blocks) share their kernels with the other sizes of their engine (the name
 # without its size): each engine gets the whole matrix once, through its largest variant of at most
 # GRID_BITS[backend] bits (the CPU run of OpenCL affords a million bits), at that size; every other size gets one
-# case at min(its size, GRID_BITS). On the GPU every variant also runs at its own size (up to 2^30 bits of
+# case at its size up to GRID_BITS, and above it at a small run-time size. On the GPU every variant also runs at its own size (up to 2^30 bits of
 # multiplication and 2^31 of addition). Counts of 1, 2 and 3 instances, sizes that are not powers of two, in place.
 GRID_BITS = {"opencl": 1 << 21, "cuda": 1 << 23}
 GRID_WORDS_LONG = {"opencl": 1 << 21, "cuda": 1 << 26}   # the longest add/sub instance of the matrix
@@ -209,7 +209,9 @@ def grid_cases(v, full_matrix):
         add(v["bits"], 1, spec["chains"][0])
         add(v["bits"] - 32, 1, "random", api="device")
     if not full_matrix:
-        add(top, 2, "mixed")
+        # above GRID_BITS the engine's matrix variant has run these kernels at GRID_BITS already: a larger size adds
+        # only its dispatch entry, checked at a small run-time size (2^30-bit products would repeat 2^21-bit ones)
+        add(top if v["bits"] <= GRID_BITS[v["backend"]] else min(top, 65536 + 32 * 37), 2, "mixed")
         return cases
     odd = min(top // 2 + 32 * 37, top - 64)   # not a power of two, not a multiple of the tile
     for bits in sorted(b for b in {top, top - 32, odd, 65536 + 96} if b <= top):
