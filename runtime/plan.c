@@ -69,7 +69,8 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
     p->st_words = tiles(p->rn, midint_variant_kernel(v, MIDINT_ROLE_CRT, 0));
     if (p->pieces) { /* the pieces' planes, and the outputs' (those the result reaches: k for the low half) */
         p->ws_words *= p->pieces;
-        p->ws2_words = ((uint64_t)v->ntt_primes << lg) * (p->rn > p->n ? 2u * p->pieces - 1u : p->pieces);
+        p->outputs = p->rn > p->n ? 2u * p->pieces - 1u : p->pieces;
+        p->ws2_words = ((uint64_t)v->ntt_primes << lg) * p->outputs;
         p->group = 1;
     }
     return MIDINT_OK;
@@ -209,8 +210,7 @@ static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, m
     const midint_kernel *kr = midint_variant_kernel(p->v, MIDINT_ROLE_ROWS_FWD, p->log_rows);
     const midint_kernel *km = midint_variant_kernel(p->v, MIDINT_ROLE_ROWS_MAC, p->log_rows);
     const midint_kernel *kt = midint_variant_kernel(p->v, MIDINT_ROLE_CRT_PIECES, 0);
-    uint32_t lg = p->log_length, np = p->v->ntt_primes, k = p->pieces;
-    uint32_t outs = (uint32_t)(p->ws2_words / ((uint64_t)np << lg));
+    uint32_t lg = p->log_length, np = p->v->ntt_primes, k = p->pieces, outs = p->outputs;
     uint64_t col_groups = (1u << p->log_rows) / kc->span, row_groups = (1u << (lg - p->log_rows)) / kr->span;
     midint_launch in = *l, out = *l;
     in.n = out.n = p->piece_words;

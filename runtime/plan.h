@@ -14,7 +14,8 @@ typedef struct midint_plan {
     uint64_t ws2_words;       /* NTT grid in pieces: the outputs' planes, per instance (ctx->ws2) */
     uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
     uint32_t pieces, piece_words; /* NTT grid: operands longer than one transform, in pieces of piece_words (0: whole) */
-    uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile) */
+    uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile);
+                                    * NTT grid in pieces: the outputs (sums of pieces' products) the result reaches */
 } midint_plan;
 
 /* Plan a call of v whose result (slot r) holds rn words per instance; MIDINT_ERR_OUT_OF_MEMORY when one instance
