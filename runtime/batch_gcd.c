@@ -2,8 +2,10 @@
  * (each node's remainder of the product modulo its square: sqr and mod, the division of large numbers where the nodes
  * are), and per modulus gcd(N_i, (P mod N_i^2) / N_i) = gcd(N_i, P / N_i) (divrem and gcd). docs/batch_gcd.md. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
 #include "kernel_call.h"
@@ -15,27 +17,66 @@
 typedef struct tree {
     midint_context *ctx;
     void *stream;
-    void *bufs[2 * MAX_LEVELS + 8];
+    void *bufs[2 * MAX_LEVELS + 8]; /* every buffer it allocated, freed at the end */
+    size_t words[2 * MAX_LEVELS + 8];
+    unsigned char spare[2 * MAX_LEVELS + 8]; /* released: reused by a later alloc that fits */
     unsigned nbufs;
+    int trace;     /* MIDINT_TRACE_BATCH_GCD=1: each phase's time to stderr (the stream drained after each) */
+    double since;  /* seconds at the last phase's end */
 } tree;
 
-static midint_status alloc(tree *t, size_t words, void **out)
+static double seconds(void)
 {
-    midint_status st = t->ctx->ops->alloc(t->ctx, words * 4, out);
-    if (st == MIDINT_OK)
-        t->bufs[t->nbufs++] = *out;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The phase just queued has ended: with tracing on, wait for it and print its time (what it did: `what`, level k,
+ * `nodes` nodes of w words). Tracing serializes the phases, so their sum is a little above the untraced call. */
+static midint_status phase(tree *t, const char *what, unsigned k, size_t nodes, size_t w)
+{
+    if (!t->trace)
+        return MIDINT_OK;
+    midint_status st = t->ctx->ops->synchronize(t->ctx, t->stream);
+    const double now = seconds();
+    fprintf(stderr, "midint batch_gcd: %-10s level %2u: %8zu nodes x %9zu words %9.3f ms\n", what, k, nodes, w,
+            1e3 * (now - t->since));
+    t->since = now;
     return st;
 }
 
-/* Free a buffer before the end (the remainder tree's levels as it descends). */
+/* A buffer of `words` words: the smallest released one that holds them, else a new one. The levels of both trees
+ * take buffers of the same few sizes, so after the first levels nothing is allocated (each device allocation and
+ * free costs tens of microseconds, and a free waits for the device). */
+static midint_status alloc(tree *t, size_t words, void **out)
+{
+    unsigned best = t->nbufs;
+    for (unsigned i = 0; i < t->nbufs; i++)
+        if (t->spare[i] && t->words[i] >= words && (best == t->nbufs || t->words[i] < t->words[best]))
+            best = i;
+    if (best < t->nbufs) {
+        t->spare[best] = 0;
+        *out = t->bufs[best];
+        return MIDINT_OK;
+    }
+    if (t->nbufs == sizeof t->bufs / sizeof t->bufs[0])
+        return midint_fail(t->ctx, MIDINT_ERR_OUT_OF_MEMORY, "more than %u buffers", t->nbufs);
+    midint_status st = t->ctx->ops->alloc(t->ctx, words * 4, out);
+    if (st == MIDINT_OK) {
+        t->bufs[t->nbufs] = *out;
+        t->words[t->nbufs] = words;
+        t->spare[t->nbufs++] = 0;
+    }
+    return st;
+}
+
+/* A buffer no longer needed (the remainder tree's levels as it descends), kept for reuse. */
 static void release(tree *t, void *p)
 {
     for (unsigned i = 0; i < t->nbufs; i++)
-        if (t->bufs[i] == p) {
-            t->ctx->ops->free(t->ctx, p);
-            t->bufs[i] = t->bufs[--t->nbufs];
-            return;
-        }
+        if (t->bufs[i] == p)
+            t->spare[i] = 1;
 }
 
 static midint_status call(tree *t, midint_op op, size_t count, uint32_t words, void *const *bufs,
@@ -56,7 +97,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
 {
     midint_context *ctx = t->ctx;
     const size_t leaves = (size_t)1 << levels;
-    void *node[MAX_LEVELS], *rem[MAX_LEVELS];
+    void *node[MAX_LEVELS];
     midint_status st;
     /* level 0: the moduli, then 1s */
     if ((st = alloc(t, leaves * n, &node[0])) != MIDINT_OK ||
@@ -70,6 +111,8 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             (st = rows(t, node[0], n, count * n, ones, 1, 0, 1, leaves - count)) != MIDINT_OK)
             return st;
     }
+    if ((st = phase(t, "upload", 0, leaves, n)) != MIDINT_OK)
+        return st;
     /* the product tree: a node is its children's product (evens and odds gathered, then one mul) */
     for (unsigned k = 1; k <= levels; k++) {
         size_t nodes = leaves >> k, w = (size_t)n << (k - 1);
@@ -84,64 +127,109 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             return st;
         release(t, ev);
         release(t, od);
+        if ((st = phase(t, "product", k, nodes, 2 * w)) != MIDINT_OK)
+            return st;
     }
-    /* the remainder tree: rem[k] = P mod node[k]^2 (2 n 2^k words a node). The root's children take no division of
-     * P: P = N_c N_s for a child c and its sibling s, so P mod N_c^2 = N_c (N_s mod N_c), one division of their
-     * own width and one product (dividing P by N_c^2 would take divisors of P's whole width) */
+    /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
+     * fraction y_v = frac(P / T_v^2) rounded down to 2 w_k words (y_v = Y_v / B^(2 w_k), B = 2^32). The root's
+     * children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod B^(2w):
+     * (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w */
+    void *y[MAX_LEVELS];
     if (levels) {
         size_t w = (size_t)n << (levels - 1);
-        void *sib, *sm;
-        if ((st = alloc(t, 2 * w, &sib)) != MIDINT_OK || (st = alloc(t, 2 * w, &sm)) != MIDINT_OK ||
-            (st = alloc(t, 4 * w, &rem[levels - 1])) != MIDINT_OK ||
-            (st = rows(t, sib, w, 0, node[levels - 1], w, w, w, 1)) != MIDINT_OK ||
-            (st = rows(t, sib, w, w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
+        void *big, *r1, *q1, *q2;
+        if ((st = alloc(t, 4 * w, &big)) != MIDINT_OK || (st = alloc(t, 2 * w, &r1)) != MIDINT_OK ||
+            (st = alloc(t, 4 * w, &q1)) != MIDINT_OK || (st = alloc(t, 4 * w, &q2)) != MIDINT_OK ||
+            (st = alloc(t, 4 * w, &y[levels - 1])) != MIDINT_OK ||
+            (st = ctx->ops->fill(ctx, big, 0, 4 * w * 4, t->stream)) != MIDINT_OK ||
+            (st = rows(t, big, 2 * w, w, node[levels - 1], w, w, w, 1)) != MIDINT_OK || /* T_s B^w, each child */
+            (st = rows(t, big, 2 * w, 3 * w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
             return st;
-        void *const m[] = {sm, sib, node[levels - 1]};
-        const unsigned abits[] = {(unsigned)(32u * w)};
-        void *const b[] = {rem[levels - 1], node[levels - 1], sm};
-        if ((st = call(t, MIDINT_OP_MOD, 2, (uint32_t)w, m, abits)) != MIDINT_OK ||
-            (st = call(t, MIDINT_OP_MUL, 2, (uint32_t)w, b, NULL)) != MIDINT_OK)
+        const unsigned twice[] = {(unsigned)(64u * w)};
+        void *const d1[] = {q1, r1, big, node[levels - 1]};
+        void *const d2[] = {q2, r1, big, node[levels - 1]};
+        if ((st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d1, twice)) != MIDINT_OK ||
+            (st = rows(t, big, 2 * w, w, r1, w, 0, w, 2)) != MIDINT_OK || /* r1 B^w */
+            (st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d2, twice)) != MIDINT_OK ||
+            (st = rows(t, y[levels - 1], 2 * w, w, q1, 2 * w, 0, w, 2)) != MIDINT_OK ||
+            (st = rows(t, y[levels - 1], 2 * w, 0, q2, 2 * w, 0, w, 2)) != MIDINT_OK)
             return st;
-        release(t, sib);
-        release(t, sm);
+        release(t, big);
+        release(t, r1);
+        release(t, q1);
+        release(t, q2);
         release(t, node[levels]);
-    } else if ((st = alloc(t, 2 * (size_t)n, &rem[0])) != MIDINT_OK || /* one modulus: P mod N^2 = N */
-               (st = ctx->ops->fill(ctx, rem[0], 0, 2 * (size_t)n * 4, t->stream)) != MIDINT_OK ||
-               (st = rows(t, rem[0], 2 * (size_t)n, 0, node[0], n, 0, n, 1)) != MIDINT_OK)
-        return st;
-    for (unsigned k = levels > 0 ? levels - 1 : 0; k-- > 0;) {
-        size_t nodes = leaves >> k, w = (size_t)n << k;
-        void *sq, *dup;
-        if ((st = alloc(t, nodes * 2 * w, &sq)) != MIDINT_OK || (st = alloc(t, nodes * 4 * w, &dup)) != MIDINT_OK ||
-            (st = alloc(t, nodes * 2 * w, &rem[k])) != MIDINT_OK)
+        if ((st = phase(t, "root", levels - 1, 2, 2 * w)) != MIDINT_OK)
             return st;
-        void *const s[] = {sq, node[k]};
-        if ((st = call(t, MIDINT_OP_SQR, nodes, (uint32_t)w, s, NULL)) != MIDINT_OK ||   /* the children's squares */
-            (st = rows(t, dup, 8 * w, 0, rem[k + 1], 4 * w, 0, 4 * w, nodes / 2)) != MIDINT_OK || /* the parent's */
-            (st = rows(t, dup, 8 * w, 4 * w, rem[k + 1], 4 * w, 0, 4 * w, nodes / 2)) != MIDINT_OK)
-            return st;                                                                /* remainder, to both */
-        void *const m[] = {rem[k], dup, sq};
-        const unsigned abits[] = {(unsigned)(128u * w)};
-        if ((st = call(t, MIDINT_OP_MOD, nodes, (uint32_t)(2 * w), m, abits)) != MIDINT_OK)
+    }
+    /* a child c of v (sibling s): y_c = frac(y_v T_s^2), so Y_c is words [2 w_c, 4 w_c) of Y_v T_s^2, which is the
+     * low half of Y_v's high half times T_s^2 plus the high half of its low half times it (mod B^(2 w_c)). Each
+     * child's product is computed with its own square and written to its sibling. */
+    for (unsigned k = levels; k-- > 1;) {
+        const size_t c = leaves >> (k - 1), w = (size_t)n << (k - 1); /* c children of 2 w words */
+        void *sq, *lo, *hi, *full;
+        if ((st = alloc(t, c * 2 * w, &sq)) != MIDINT_OK || (st = alloc(t, c * 2 * w, &lo)) != MIDINT_OK ||
+            (st = alloc(t, c * 2 * w, &hi)) != MIDINT_OK || (st = alloc(t, c * 4 * w, &full)) != MIDINT_OK ||
+            (st = alloc(t, c * 2 * w, &y[k - 1])) != MIDINT_OK)
+            return st;
+        void *const s[] = {sq, node[k - 1]};
+        if ((st = call(t, MIDINT_OP_SQR, c, (uint32_t)w, s, NULL)) != MIDINT_OK ||
+            (st = phase(t, "square", k - 1, c, 2 * w)) != MIDINT_OK)
+            return st;
+        /* the parent's halves to both children (as pairs: a row of two children is a parent) */
+        for (size_t half = 0; half < 2; half++)
+            if ((st = rows(t, lo, 4 * w, 2 * w * half, y[k], 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK ||
+                (st = rows(t, hi, 4 * w, 2 * w * half, y[k], 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
+                return st;
+        void *const ml[] = {hi, hi, sq}, *const mf[] = {full, lo, sq}, *const ad[] = {hi, hi, lo, NULL};
+        if ((st = call(t, MIDINT_OP_MULLO, c, (uint32_t)(2 * w), ml, NULL)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MUL, c, (uint32_t)(2 * w), mf, NULL)) != MIDINT_OK ||
+            (st = rows(t, lo, 2 * w, 0, full, 4 * w, 2 * w, 2 * w, c)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_ADD, c, (uint32_t)(2 * w), ad, NULL)) != MIDINT_OK ||
+            (st = rows(t, y[k - 1], 4 * w, 0, hi, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK || /* to the siblings */
+            (st = rows(t, y[k - 1], 4 * w, 2 * w, hi, 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK)
             return st;
         release(t, sq);
-        release(t, dup);
-        release(t, rem[k + 1]);
-        release(t, node[k + 1]);
+        release(t, lo);
+        release(t, hi);
+        release(t, full);
+        release(t, y[k]);
+        release(t, node[k]);
+        if ((st = phase(t, "remainder", k - 1, c, 2 * w)) != MIDINT_OK)
+            return st;
     }
-    /* the leaves: (P mod N^2) / N, exact, below N; then its gcd with N */
-    void *q, *r, *z, *out;
-    if ((st = alloc(t, leaves * 2 * n, &q)) != MIDINT_OK || (st = alloc(t, leaves * n, &r)) != MIDINT_OK ||
-        (st = alloc(t, leaves * n, &z)) != MIDINT_OK || (st = alloc(t, leaves * n, &out)) != MIDINT_OK)
+    /* the leaves: y_i = frac(P / N_i^2) = ((P / N_i) mod N_i) / N_i, so z_i = (P / N_i) mod N_i is y_i N_i rounded
+     * to the nearest integer (Y_i N_i / B^(2n) is below it by less than 41 / B^n: docs/batch_gcd.md), where z_i = N_i
+     * stands for 0 (the gcds agree); then gcd(N_i, z_i). One modulus: P / N = 1. */
+    void *npad, *x, *bit, *z, *out;
+    if ((st = alloc(t, count * 2 * n, &npad)) != MIDINT_OK || (st = alloc(t, count * 4 * n, &x)) != MIDINT_OK ||
+        (st = alloc(t, count * n, &bit)) != MIDINT_OK || (st = alloc(t, count * n, &z)) != MIDINT_OK ||
+        (st = alloc(t, count * n, &out)) != MIDINT_OK)
         return st;
-    void *const dv[] = {q, r, rem[0], node[0]};
-    const unsigned abits[] = {64u * n};
-    if ((st = call(t, MIDINT_OP_DIVREM, count, n, dv, abits)) != MIDINT_OK ||
-        (st = rows(t, z, n, 0, q, 2 * n, 0, n, count)) != MIDINT_OK)
+    if (levels) {
+        void *const mf[] = {x, y[0], npad};
+        void *const sh[] = {npad, bit, NULL}, *const ad[] = {z, z, npad, NULL}; /* npad free after the product */
+        const unsigned by[] = {31u};
+        if ((st = ctx->ops->fill(ctx, npad, 0, count * 2 * n * 4, t->stream)) != MIDINT_OK ||
+            (st = rows(t, npad, 2 * n, 0, node[0], n, 0, n, count)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MUL, count, 2 * n, mf, NULL)) != MIDINT_OK ||
+            (st = ctx->ops->fill(ctx, bit, 0, count * n * 4, t->stream)) != MIDINT_OK ||
+            (st = rows(t, bit, n, 0, x, 4 * n, 2 * n - 1, 1, count)) != MIDINT_OK ||  /* the fraction's top word */
+            (st = call(t, MIDINT_OP_SHR, count, n, sh, by)) != MIDINT_OK ||             /* its top bit: one half */
+            (st = rows(t, z, n, 0, x, 4 * n, 2 * n, n, count)) != MIDINT_OK ||          /* the integer part */
+            (st = call(t, MIDINT_OP_ADD, count, n, ad, NULL)) != MIDINT_OK)
+            return st;
+    } else if ((st = ctx->ops->fill(ctx, bit, 1, 4, t->stream)) != MIDINT_OK ||
+               (st = ctx->ops->fill(ctx, z, 0, (size_t)n * 4, t->stream)) != MIDINT_OK ||
+               (st = rows(t, z, n, 0, bit, 1, 0, 1, 1)) != MIDINT_OK)
+        return st;
+    if ((st = phase(t, "quotient", 0, count, n)) != MIDINT_OK)
         return st;
     void *const gc[] = {out, node[0], z};
     if ((st = call(t, MIDINT_OP_GCD, count, n, gc, NULL)) != MIDINT_OK ||
-        (st = ctx->ops->download_async(ctx, g, out, 0, count * n * 4, t->stream)) != MIDINT_OK)
+        (st = phase(t, "gcd", 0, count, n)) != MIDINT_OK ||
+        (st = ctx->ops->download_async(ctx, g, out, 0, count * n * 4, t->stream)) != MIDINT_OK ||
+        (st = phase(t, "download", 0, count, n)) != MIDINT_OK)
         return st;
     return ctx->ops->synchronize(ctx, t->stream);
 }
@@ -170,12 +258,14 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     unsigned levels = 0;
     while (((size_t)1 << levels) < count && levels < MAX_LEVELS - 1)
         levels++;
-    /* the root's children are multiplied, and divide each other, at n 2^(L-1) words; the squares of their children
-     * (n 2^(L-2) words) divide at twice that */
-    const uint64_t top = (uint64_t)bits << levels;
-    if (top / 2 > midint_max_bits(ctx, MIDINT_OP_MUL) || top / 4 > midint_max_bits(ctx, MIDINT_OP_SQR) ||
-        top / 2 > midint_max_bits(ctx, MIDINT_OP_MOD) || bits > midint_max_bits(ctx, MIDINT_OP_GCD) ||
-        bits > midint_max_bits(ctx, MIDINT_OP_DIVREM))
+    /* the root's children (n 2^(L-1) words) divide each other; their children's fractions (twice their n 2^(L-2)
+     * words) are multiplied by those children's squares; the leaves' fractions (2 n words) by the moduli */
+    const uint64_t top = (uint64_t)bits << levels, half = top / 2, leaf = levels ? 2ull * bits : 0;
+    if (half > midint_max_bits(ctx, MIDINT_OP_MOD) || half > midint_max_bits(ctx, MIDINT_OP_DIVREM) ||
+        half > midint_max_bits(ctx, MIDINT_OP_MUL) || half > midint_max_bits(ctx, MIDINT_OP_MULLO) ||
+        half > midint_max_bits(ctx, MIDINT_OP_ADD) || top / 4 > midint_max_bits(ctx, MIDINT_OP_SQR) ||
+        leaf > midint_max_bits(ctx, MIDINT_OP_MUL) || bits > midint_max_bits(ctx, MIDINT_OP_SHR) ||
+        bits > midint_max_bits(ctx, MIDINT_OP_GCD))
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: %zu moduli of %u bits make a product of %llu bits "
                            "(the count rounded up to a power of two); this context multiplies at most %u-bit and "
                            "divides at most %u-bit numbers, and takes gcds up to %u bits: split the batch", fn, count,
@@ -184,6 +274,9 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     tree t;
     memset(&t, 0, sizeof t);
     t.ctx = ctx;
+    const char *trace = getenv("MIDINT_TRACE_BATCH_GCD");
+    t.trace = trace && strcmp(trace, "1") == 0;
+    t.since = seconds();
     midint_status st = run(&t, count, n, moduli, g, levels);
     if (st != MIDINT_OK)
         ctx->ops->synchronize(ctx, NULL);

@@ -14,7 +14,7 @@ from conftest import BACKENDS, ROOT, driver_env, largest_bits, require_backend
 from generator.ntt import is_prime   # Miller-Rabin over fixed bases: enough for test primes
 from python_support import midint
 
-NEEDS = ("mul", "sqr", "mod", "divrem", "gcd")
+NEEDS = ("mul", "mullo", "sqr", "add", "shr", "mod", "divrem", "gcd")
 
 
 def prime(rnd, bits):
@@ -57,12 +57,14 @@ def require_ops(backend):
 
 
 def fits(ctx, count, bits):
-    """Whether the build's sizes hold a batch: the root's children (half the product, the count rounded up to a power of
-    two) multiplied and divided, their children squared, the gcds at the moduli's width (midint_batch_gcd's own
-    test)."""
-    top = bits << max(count - 1, 0).bit_length()
-    return (top // 2 <= min(ctx.max_bits("mul"), ctx.max_bits("mod")) and top // 4 <= ctx.max_bits("sqr")
-            and bits <= min(ctx.max_bits("gcd"), ctx.max_bits("divrem")))
+    """Whether the build's sizes hold a batch (midint_batch_gcd's own test): the root's children (half the product, the
+    count rounded up to a power of two) divided, the fractions below them (the same width) multiplied and added, their
+    children squared, the leaves' fractions (twice the moduli's width) multiplied, the gcds at the moduli's width."""
+    levels = max(count - 1, 0).bit_length()
+    top = bits << levels
+    big = min(ctx.max_bits(op) for op in ("mul", "mullo", "add", "mod", "divrem"))
+    return (top // 2 <= big and top // 4 <= ctx.max_bits("sqr") and (not levels or 2 * bits <= ctx.max_bits("mul"))
+            and bits <= min(ctx.max_bits("gcd"), ctx.max_bits("shr")))
 
 
 def check(ctx, moduli, bits=None, as_array=False):
@@ -96,6 +98,11 @@ def test_batch_gcd_against_the_definition(backend):
         # random moduli of any width (some small, some sharing small factors), as a NumPy array
         check(ctx, [rnd.getrandbits(rnd.randrange(1, 300)) | 1 for _ in range(9)], bits=320, as_array=True)
         assert midint.batch_gcd([15, 21, 35, 11], backend=backend) == [15, 21, 35, 1]
+        # the scaled remainder tree's rounding at its worst: all-ones moduli (products nearest their words' bound),
+        # tiny moduli among them (the leaf's N_i least), 1 and 2, and a count of 2^k + 1 (a root child of one leaf)
+        top = (1 << 256) - 1
+        check(ctx, [top, top, 3, 1, top >> 1, 2, 5, (1 << 255) + 1, top], bits=256)
+        check(ctx, [top, 7, top - 2, 1], bits=256, as_array=True)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -105,7 +112,7 @@ def test_batch_gcd_refusals(backend):
         with pytest.raises(midint.MidintValueError, match=r"moduli\[2\] is zero"):
             ctx.batch_gcd([3, 5, 0, 7])
         # the root's children past the division's largest size
-        too_many = (min(ctx.max_bits("mul"), ctx.max_bits("mod")) // 4096) * 2 + 1
+        too_many = (min(ctx.max_bits(op) for op in ("mul", "mullo", "add", "mod", "divrem")) // 4096) * 2 + 1
         with pytest.raises(midint.MidintError, match="split the batch"):
             ctx.batch_gcd(np.ones((too_many, 128), np.uint32))
 
