@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "backend.h"
+#include "bigdiv.h"
+#include "dispatch.h"
 #include "kernel_call.h"
 #include "ops.h"
 
@@ -133,31 +135,42 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
     /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
      * fraction y_v = frac(P / T_v^2) rounded down to 2 w_k words (y_v = Y_v / B^(2 w_k), B = 2^32). The root's
      * children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod B^(2w):
-     * (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w */
+     * where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three blocks of the
+     * quotient); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w */
     void *y[MAX_LEVELS];
     if (levels) {
-        size_t w = (size_t)n << (levels - 1);
+        const size_t w = (size_t)n << (levels - 1);
+        const unsigned own = ctx->kernel_max_bits[MIDINT_OP_DIVREM];
+        const int one = 32u * w > own && midint_bigdiv_applies(ctx, MIDINT_OP_DIVREM, (unsigned)(32u * w), own);
+        const size_t xw = one ? 3 * w : 2 * w; /* the dividend's words */
         void *big, *r1, *q1, *q2;
-        if ((st = alloc(t, 4 * w, &big)) != MIDINT_OK || (st = alloc(t, 2 * w, &r1)) != MIDINT_OK ||
-            (st = alloc(t, 4 * w, &q1)) != MIDINT_OK || (st = alloc(t, 4 * w, &q2)) != MIDINT_OK ||
-            (st = alloc(t, 4 * w, &y[levels - 1])) != MIDINT_OK ||
-            (st = ctx->ops->fill(ctx, big, 0, 4 * w * 4, t->stream)) != MIDINT_OK ||
-            (st = rows(t, big, 2 * w, w, node[levels - 1], w, w, w, 1)) != MIDINT_OK || /* T_s B^w, each child */
-            (st = rows(t, big, 2 * w, 3 * w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
+        if ((st = alloc(t, 2 * xw, &big)) != MIDINT_OK || (st = alloc(t, 2 * w, &r1)) != MIDINT_OK ||
+            (st = alloc(t, 2 * xw, &q1)) != MIDINT_OK || (st = alloc(t, 4 * w, &y[levels - 1])) != MIDINT_OK ||
+            (st = ctx->ops->fill(ctx, big, 0, 2 * xw * 4, t->stream)) != MIDINT_OK ||
+            (st = rows(t, big, xw, xw - w, node[levels - 1], w, w, w, 1)) != MIDINT_OK || /* T_s at the top */
+            (st = rows(t, big, xw, 2 * xw - w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
             return st;
-        const unsigned twice[] = {(unsigned)(64u * w)};
+        const unsigned abits[] = {(unsigned)(32u * xw)};
         void *const d1[] = {q1, r1, big, node[levels - 1]};
-        void *const d2[] = {q2, r1, big, node[levels - 1]};
-        if ((st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d1, twice)) != MIDINT_OK ||
-            (st = rows(t, big, 2 * w, w, r1, w, 0, w, 2)) != MIDINT_OK || /* r1 B^w */
-            (st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d2, twice)) != MIDINT_OK ||
-            (st = rows(t, y[levels - 1], 2 * w, w, q1, 2 * w, 0, w, 2)) != MIDINT_OK ||
-            (st = rows(t, y[levels - 1], 2 * w, 0, q2, 2 * w, 0, w, 2)) != MIDINT_OK)
+        if ((st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d1, abits)) != MIDINT_OK)
             return st;
+        if (one) {
+            if ((st = rows(t, y[levels - 1], 2 * w, 0, q1, xw, 0, 2 * w, 2)) != MIDINT_OK)
+                return st;
+        } else {
+            if ((st = alloc(t, 4 * w, &q2)) != MIDINT_OK)
+                return st;
+            void *const d2[] = {q2, r1, big, node[levels - 1]};
+            if ((st = rows(t, big, 2 * w, w, r1, w, 0, w, 2)) != MIDINT_OK || /* r1 B^w */
+                (st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d2, abits)) != MIDINT_OK ||
+                (st = rows(t, y[levels - 1], 2 * w, w, q1, 2 * w, 0, w, 2)) != MIDINT_OK ||
+                (st = rows(t, y[levels - 1], 2 * w, 0, q2, 2 * w, 0, w, 2)) != MIDINT_OK)
+                return st;
+            release(t, q2);
+        }
         release(t, big);
         release(t, r1);
         release(t, q1);
-        release(t, q2);
         release(t, node[levels]);
         if ((st = phase(t, "root", levels - 1, 2, 2 * w)) != MIDINT_OK)
             return st;

@@ -30,18 +30,18 @@
 #define MAX_EXTRA_ROUNDS 64
 
 /* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
- * capacity of per_n n + fixed words an instance (about 25 n in all). The reciprocal's (UT .. C1S) are free once it is
+ * capacity of per_n n + fixed words an instance (about 27 n in all). The reciprocal's (UT .. C1S) are free once it is
  * made, so the blocks of the quotient reuse them under their own names. */
 enum {
     R_X, R_BIG, R_DN, R_DN1, R_VA, R_VB, R_UT, R_VP, R_VPE, R_E, R_E2, R_ET, R_P2, R_C2, R_C2W, R_C1, R_C1S, R_ZERO,
     R_LZ, R_LZX, R_ONES, R_BR, R_CNT, R_COUNT,
-    R_YH = R_VP, R_YL = R_VPE, R_T = R_E, R_TT = R_E2, R_CB = R_C1, R_Q1 = R_C2W, R_Q0 = R_C1S, R_RA = R_P2,
+    R_YH = R_VP, R_YL = R_VPE, R_T = R_E, R_TT = R_E2, R_CB = R_C1, R_Q = R_C2W, R_RA = R_P2,
     R_RB = R_C2
 };
 static const struct {
     unsigned per_n, fixed, per_call; /* per_call: words for the whole pass beside those per instance (a flag) */
 } REGIONS[R_COUNT] = {
-    [R_X] = {3, 0, 0},   [R_BIG] = {3, 2, 0}, [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
+    [R_X] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 0, 0}, [R_BIG] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 2, 0}, [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
     [R_VB] = {1, 0, 0},  [R_UT] = {1, 0, 0},  [R_VP] = {1, 0, 0},  [R_VPE] = {1, 1, 0}, [R_E] = {1, 1, 0},
     [R_E2] = {1, 1, 0},  [R_ET] = {1, 0, 0},  [R_P2] = {2, 2, 0},  [R_C2] = {2, 2, 0},  [R_C2W] = {1, 0, 0},
     [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {1, 1, 0}, [R_LZ] = {0, 1, 1}, [R_LZX] = {0, 1, 1},
@@ -324,39 +324,46 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
     void *x = z->r[R_X], *xz = z->r[R_BIG], *lz = z->r[R_LZ], *d = z->r[R_UT];
     uint32_t top_zeros = 0;
     midint_status st;
-    /* the inputs into the temporaries first (the outputs may be them), normalised: D' = D << s, X = A << s */
+    /* the inputs into the temporaries first (the outputs may be them), normalised: D' = D << s, X = A << s, X of
+     * nb + 1 blocks of n words (the top one below 2^s) */
+    const uint32_t nb = a > 2 * n ? (a + n - 1) / n : 2, xw = (nb + 1) * n;
     if ((st = ctx->ops->fill(ctx, z->r[R_ONES], 1, z->m * 4, z->stream)) != MIDINT_OK ||
         (st = zero(z, z->r[R_ZERO], n + 1)) != MIDINT_OK ||
         (st = copy(z, d, n, 0, din, n, first * n, n)) != MIDINT_OK || (st = leading_zeros(z, lz, d, n)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHL, n, z->r[R_DN], d, 0, lz)) != MIDINT_OK ||
         (st = zero(z, z->r[R_DN1], n + 1)) != MIDINT_OK ||
         (st = copy(z, z->r[R_DN1], n + 1, 0, z->r[R_DN], n, 0, n)) != MIDINT_OK ||
-        (st = zero(z, xz, 3 * n)) != MIDINT_OK || (st = copy(z, xz, 3 * n, 0, ain, a, first * a, a)) != MIDINT_OK ||
-        (st = shift(z, MIDINT_OP_SHL, 3 * n, x, xz, 0, lz)) != MIDINT_OK ||
-        (st = leading_zeros(z, z->r[R_LZX], x, 3 * n)) != MIDINT_OK ||
+        (st = zero(z, xz, xw)) != MIDINT_OK || (st = copy(z, xz, xw, 0, ain, a, first * a, a)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHL, xw, x, xz, 0, lz)) != MIDINT_OK ||
+        (st = leading_zeros(z, z->r[R_LZX], x, xw)) != MIDINT_OK ||
         (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = reciprocal(z, base_max)) != MIDINT_OK)
         return st;
-    /* the top block, X's words [n, 3n): its high half below 2^s <= D'; the quotient's high n words */
-    void *yh = z->r[R_YH], *yl = z->r[R_YL], *q1 = z->r[R_Q1], *q0 = z->r[R_Q0], *r1 = z->r[R_RA], *r0 = z->r[R_RB];
-    if ((st = copy(z, yh, n, 0, x, 3 * n, 2 * n, n)) != MIDINT_OK ||
-        (st = copy(z, yl, n + 1, 0, x, 3 * n, n, n + 1)) != MIDINT_OK ||
-        (st = block(z, yh, yl, q1, r1, top_zeros >= 32u * n)) != MIDINT_OK)
+    /* the quotient's blocks from the top, each written out as it is made (the inputs are all read): the top one from
+     * X's words [(nb - 1) n, (nb + 1) n), its high half below 2^s <= D'; then each from the remainder before it times
+     * B^n plus X's next n words */
+    void *yh = z->r[R_YH], *yl = z->r[R_YL], *q = z->r[R_Q], *rc = z->r[R_RA], *rn = z->r[R_RB];
+    for (uint32_t k = 0; k < nb; k++) {
+        const uint32_t j = nb - 1 - k; /* the block's place: words [j n, (j + 1) n) of the quotient */
+        if (j == nb - 1 ? (st = copy(z, yh, n, 0, x, xw, nb * n, n)) != MIDINT_OK ||
+                              (st = copy(z, yl, n + 1, 0, x, xw, j * n, n + 1)) != MIDINT_OK
+                        : (st = copy(z, yh, n, 0, rc, n + 1, 0, n)) != MIDINT_OK ||
+                              (st = copy(z, yl, n + 1, 0, x, xw, j * n, n)) != MIDINT_OK ||
+                              (st = copy(z, yl, n + 1, n, rc, n + 1, 0, 1)) != MIDINT_OK)
+            return st;
+        if ((st = block(z, yh, yl, q, rn, j == nb - 1 && top_zeros >= 32u * n)) != MIDINT_OK)
+            return st;
+        if (qout && (size_t)j * n < a &&
+            (st = copy(z, qout, a, first * a + (size_t)j * n, q, n, 0, a - j * n < n ? a - j * n : n)) != MIDINT_OK)
+            return st;
+        void *done = rn;
+        rn = rc;
+        rc = done;
+    }
+    /* the remainder rc >> s (n words: it is below D' < B^n); the quotient, below B^a, is out */
+    if ((st = copy(z, yh, n, 0, rc, n + 1, 0, n)) != MIDINT_OK ||
+        (st = shift(z, MIDINT_OP_SHR, n, d, yh, 0, lz)) != MIDINT_OK)
         return st;
-    /* the low block: r1 B^n + X's words [0, n) */
-    if ((st = copy(z, yh, n, 0, r1, n + 1, 0, n)) != MIDINT_OK ||
-        (st = copy(z, yl, n + 1, 0, x, 3 * n, 0, n)) != MIDINT_OK ||
-        (st = copy(z, yl, n + 1, n, r1, n + 1, 0, 1)) != MIDINT_OK || (st = block(z, yh, yl, q0, r0, 0)) != MIDINT_OK)
-        return st;
-    /* the remainder r0 >> s (n words: r0 < D' < B^n); the quotient q1 B^n + q0 in a words (it is below B^a) */
-    if ((st = copy(z, yh, n, 0, r0, n + 1, 0, n)) != MIDINT_OK ||
-        (st = shift(z, MIDINT_OP_SHR, n, d, yh, 0, lz)) != MIDINT_OK ||
-        (st = copy(z, rout, n, first * n, d, n, 0, n)) != MIDINT_OK)
-        return st;
-    if (!qout)
-        return MIDINT_OK;
-    if ((st = copy(z, qout, a, first * a, q0, n, 0, a < n ? a : n)) != MIDINT_OK)
-        return st;
-    return a > n ? copy(z, qout, a, first * a + n, q1, n, 0, a - n) : MIDINT_OK;
+    return copy(z, rout, n, first * n, d, n, 0, n);
 }
 
 midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,

@@ -17,8 +17,13 @@ size_t midint_bigdiv_instance_bytes(unsigned bits);
  * products' transforms take the rest); 0 where not even one. */
 size_t midint_bigdiv_pass(const midint_context *ctx, unsigned bits, size_t count);
 
+/* Dividends of up to this many times the divisor's width (the operations' rows allow 2; batch_gcd.c's root divides
+ * 3 w words by w in one call, one reciprocal for three blocks of the quotient). */
+#define MIDINT_BIGDIV_MAX_BLOCKS 3u
+
 /* Run it on device buffers in the operation's order (divrem: q, rem, a, d; mod: r, a, d) for `count` instances of an
- * `abits`-bit dividend (abits <= 2 bits) and a nonzero `bits`-bit divisor, on `stream`. The inputs are read into its
+ * `abits`-bit dividend (abits <= MIDINT_BIGDIV_MAX_BLOCKS bits; q of abits bits) and a nonzero `bits`-bit divisor, on
+ * `stream`. The inputs are read into its
  * temporaries before any output is written, so the in-place pairs of both rows hold. */
 midint_status midint_bigdiv_run(midint_context *ctx, midint_op op, unsigned bits, unsigned abits, size_t count,
                                 void *const *bufs, void *stream);
