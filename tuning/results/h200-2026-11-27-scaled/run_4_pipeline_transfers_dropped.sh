@@ -1,0 +1,24 @@
+#!/bin/bash
+# untracked session script: transfers through the host path's pipeline: correctness, new beside landed, traces, memcheck
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+pip install --no-index --target /tmp/gm gmpy2-*.whl -q 2>&1 | grep -v WARN | tail -1
+inc=$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["include"])'); suf=$(python3 -c 'import sysconfig;print(sysconfig.get_config_var("EXT_SUFFIX"))')
+gcc -O3 -fPIC -shared -I$inc python/midint/_convert.c -o python/midint/_convert$suf
+echo "== batch gcd correctness"
+timeout 200 python3 bgcd_s18.py 1,2,3,9,100,4096 check
+echo "== new beside landed"
+timeout 300 build/sess/bg_time 1024 16384 65536 262144 1048576
+for c in 65536 1048576; do
+echo "== trace, $c (second call)"
+MIDINT_TRACE_BATCH_GCD=1 timeout 100 python3 -c "
+import sys; sys.path.insert(0, 'python'); import numpy as np, midint
+c = $c
+a = np.random.default_rng(1).integers(0, 2**32, (c, 32), dtype=np.uint32); a[:, 0] |= 1; a[:, 31] |= 1 << 31
+with midint.Context('cuda') as ctx:
+    ctx.batch_gcd(a); print('=== traced second call', c, flush=True); ctx.batch_gcd(a)
+" 2>&1 | awk '/=== traced/{p=1} p'
+done
+echo "== 2^16, 2^20 from ints and arrays, checked"
+timeout 300 python3 bgcd_s18.py 65536,1048576 check
+echo "== memcheck (new and landed, 3, 300 and 4096 moduli)"
+timeout 250 compute-sanitizer --tool memcheck --leak-check no build/sess/bg_time 3 300 4096 2>&1 | tail -4
