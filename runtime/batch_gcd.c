@@ -1,6 +1,6 @@
-/* batch_gcd.c — Bernstein's batch GCD as library calls on the device: the product tree (mul), the remainder tree
- * (each node's remainder of the product modulo its square: sqr and mod, the division of large numbers where the nodes
- * are), and per modulus gcd(N_i, (P mod N_i^2) / N_i) = gcd(N_i, P / N_i) (divrem and gcd). docs/batch_gcd.md. */
+/* batch_gcd.c — Bernstein's batch GCD as library calls on the device: the product tree (mul), the scaled remainder
+ * tree (each node's fraction frac(P / node^2): the root's children by a division, every level below by sqr, mullo,
+ * mul and add), and per modulus z = (P / N_i) mod N_i from its fraction, then gcd(N_i, z) (gcd). docs/batch_gcd.md. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +141,8 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
     if (levels) {
         const size_t w = (size_t)n << (levels - 1);
         const unsigned own = ctx->kernel_max_bits[MIDINT_OP_DIVREM];
-        const int one = 32u * w > own && midint_bigdiv_applies(ctx, MIDINT_OP_DIVREM, (unsigned)(32u * w), own);
+        const int one = 32u * w > own && midint_bigdiv_applies(ctx, MIDINT_OP_DIVREM, (unsigned)(32u * w), own) &&
+                        32u * (MIDINT_BIGDIV_MAX_BLOCKS + 1u) * w <= midint_max_bits(ctx, MIDINT_OP_SHL); /* its X */
         const size_t xw = one ? 3 * w : 2 * w; /* the dividend's words */
         void *big, *r1, *q1, *q2;
         if ((st = alloc(t, 2 * xw, &big)) != MIDINT_OK || (st = alloc(t, 2 * w, &r1)) != MIDINT_OK ||
@@ -208,7 +209,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         release(t, full);
         release(t, y[k]);
         release(t, node[k]);
-        if ((st = phase(t, "remainder", k - 1, c, 2 * w)) != MIDINT_OK)
+        if ((st = phase(t, "fraction", k - 1, c, 2 * w)) != MIDINT_OK)
             return st;
     }
     /* the leaves: y_i = frac(P / N_i^2) = ((P / N_i) mod N_i) / N_i, so z_i = (P / N_i) mod N_i is y_i N_i rounded
@@ -236,7 +237,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
                (st = ctx->ops->fill(ctx, z, 0, (size_t)n * 4, t->stream)) != MIDINT_OK ||
                (st = rows(t, z, n, 0, bit, 1, 0, 1, 1)) != MIDINT_OK)
         return st;
-    if ((st = phase(t, "quotient", 0, count, n)) != MIDINT_OK)
+    if ((st = phase(t, "leaves", 0, count, n)) != MIDINT_OK)
         return st;
     void *const gc[] = {out, node[0], z};
     if ((st = call(t, MIDINT_OP_GCD, count, n, gc, NULL)) != MIDINT_OK ||

@@ -41,7 +41,9 @@ enum {
 static const struct {
     unsigned per_n, fixed, per_call; /* per_call: words for the whole pass beside those per instance (a flag) */
 } REGIONS[R_COUNT] = {
-    [R_X] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 0, 0}, [R_BIG] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 2, 0}, [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
+    /* X = A << s and A's zero-extended copy: a block above the dividend's */
+    [R_X] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 0, 0}, [R_BIG] = {MIDINT_BIGDIV_MAX_BLOCKS + 1, 2, 0},
+    [R_DN] = {1, 0, 0},  [R_DN1] = {1, 1, 0}, [R_VA] = {1, 0, 0},
     [R_VB] = {1, 0, 0},  [R_UT] = {1, 0, 0},  [R_VP] = {1, 0, 0},  [R_VPE] = {1, 1, 0}, [R_E] = {1, 1, 0},
     [R_E2] = {1, 1, 0},  [R_ET] = {1, 0, 0},  [R_P2] = {2, 2, 0},  [R_C2] = {2, 2, 0},  [R_C2W] = {1, 0, 0},
     [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {1, 1, 0}, [R_LZ] = {0, 1, 1}, [R_LZX] = {0, 1, 1},
