@@ -36,6 +36,7 @@ typedef struct env {
     char open_msg[600];        /* midint_last_error(ctx) right after midint_open */
     void *dbuf[4];             /* device buffers: r, a, b, carry (dwords words each) */
     size_t dwords;
+    size_t span;               /* words of each that device_reset writes and device_unchanged compares */
     uint32_t *dhost[4];        /* what each device buffer should hold */
 } env;
 
@@ -350,18 +351,31 @@ static const err_case device_cases[] = {
     {"carry_is_a", OPS_ADDSUB, L_AUX_IS_A, 4, 64, MIDINT_ERR_OVERLAP, {KW_AUXNAME}},
 };
 
-/* Write the expected contents (canary for r and carry, random for a and b) into the device buffers. */
+/* Words a check watches in each device buffer: the batch's result words (count instances of rn) and a guard, at most
+ * SPAN_MAX. A call that must write nothing would write instance 0's words first, and the buffers are sized for the
+ * largest operation (a 2^30-bit product: 256 MiB each), so writing and reading all of them took about a second a
+ * check on the CPU. */
+#define SPAN_MAX ((size_t)1 << 16)
+static void watch(env *e, size_t count, size_t rn)
+{
+    size_t words = count * rn + 64;
+    words = words < SPAN_MAX ? words : SPAN_MAX;
+    e->span = words < e->dwords ? words : e->dwords;
+}
+
+/* Write the expected contents (canary for r and carry, random for a and b) into the watched words of the device
+ * buffers. */
 static int device_reset(env *e, char *why, size_t len)
 {
     rng g = {77};
-    for (size_t i = 0; i < e->dwords; i++) {
+    for (size_t i = 0; i < e->span; i++) {
         e->dhost[DR][i] = CANARY;
         e->dhost[DC][i] = CANARY;
         e->dhost[DA][i] = (uint32_t)rng_next(&g);
         e->dhost[DB][i] = (uint32_t)rng_next(&g);
     }
     for (int k = 0; k < 4; k++) {
-        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->dwords * 4);
+        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->span * 4);
         if (st != MIDINT_OK)
             return failf(why, len, "setup: midint_buffer_write: %s: %s", midint_status_name(st),
                          midint_last_error(e->ctx));
@@ -369,11 +383,11 @@ static int device_reset(env *e, char *why, size_t len)
     return 1;
 }
 
-/* Every device buffer holds what e->dhost says (after the work enqueued so far has finished). */
+/* Every device buffer's watched words hold what e->dhost says (after the work enqueued so far has finished). */
 static int device_unchanged(env *e, const char *what, char *why, size_t len)
 {
     static const char *const names[4] = {"r", "a", "b", "carry"};
-    uint32_t *got = malloc(e->dwords * 4);
+    uint32_t *got = malloc(e->span * 4);
     if (!got)
         return failf(why, len, "out of host memory");
     int ok = 1;
@@ -382,12 +396,12 @@ static int device_unchanged(env *e, const char *what, char *why, size_t len)
         ok = failf(why, len, "%s: midint_synchronize afterwards: %s: %s", what, midint_status_name(st),
                    midint_last_error(e->ctx));
     for (int k = 0; ok && k < 4; k++) {
-        if ((st = midint_buffer_read(e->ctx, got, e->dbuf[k], e->dwords * 4)) != MIDINT_OK) {
+        if ((st = midint_buffer_read(e->ctx, got, e->dbuf[k], e->span * 4)) != MIDINT_OK) {
             ok = failf(why, len, "%s: midint_buffer_read: %s: %s", what, midint_status_name(st),
                        midint_last_error(e->ctx));
             break;
         }
-        for (size_t i = 0; i < e->dwords; i++)
+        for (size_t i = 0; i < e->span; i++)
             if (got[i] != e->dhost[k][i]) {
                 ok = failf(why, len, "%s: device buffer %s word %zu changed from %08" PRIx32 " to %08" PRIx32, what,
                            names[k], i, e->dhost[k][i], got[i]);
@@ -406,6 +420,7 @@ static int check_device_error(env *e, const void *arg, midint_op op, char *why, 
     unsigned bits = case_bits(e, op, c);
     if ((size_t)c->count * result_words(op, (bits + 31) / 32 + 1) > e->dwords)
         return failf(why, len, "setup: device buffers too small for count %zu bits %u", c->count, bits);
+    watch(e, c->count, result_words(op, (bits + 31) / 32 + 1));
     if (!device_reset(e, why, len))
         return 0;
     midint_context *ctx = e->ctx;
@@ -619,11 +634,12 @@ static int check_device_positive(env *e, const void *arg, midint_op op, char *wh
         return failf(why, len, "setup: device buffers could not be allocated");
     if (count * rn > e->dwords)
         return failf(why, len, "setup: device buffers too small");
+    watch(e, count, rn);
     if (!device_reset(e, why, len))
         return 0;
     fill_special(e->dhost[DA], e->dhost[DB], count, n);
     for (int k = DA; k <= DB; k++) {
-        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->dwords * 4);
+        midint_status st = midint_buffer_write(e->ctx, e->dbuf[k], e->dhost[k], e->span * 4);
         if (st != MIDINT_OK)
             return failf(why, len, "setup: midint_buffer_write: %s: %s", midint_status_name(st),
                          midint_last_error(e->ctx));
@@ -1320,8 +1336,10 @@ static int check_forced_too_small_device(env *e, const void *arg, midint_op op, 
     }
     if (result_words(op, bits / 32) * 2 > e->dwords)
         ok = failf(why, len, "setup: device buffers too small");
-    if (ok)
+    if (ok) {
+        watch(e, 2, result_words(op, bits / 32));
         ok = device_reset(e, why, len);
+    }
     if (ok) {
         char what[160], kw[32];
         snprintf(what, sizeof what, "midint_%s_device(bits=%u) with %s forced", op_name(op), bits, name);
@@ -1642,6 +1660,7 @@ int main(int argc, char **argv)
             need = w;
     }
     e.dwords = need + 64;
+    e.span = e.dwords;
     int have_dev = 1;
     for (int k = 0; k < 4 && have_dev; k++) {
         e.dhost[k] = malloc(e.dwords * 4);
