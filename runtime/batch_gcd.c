@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backend.h"
 #include "bigdiv.h"
@@ -23,29 +22,20 @@ typedef struct tree {
     size_t words[2 * MAX_LEVELS + 8];
     unsigned char spare[2 * MAX_LEVELS + 8]; /* released: reused by a later alloc that fits */
     unsigned nbufs;
-    int trace;     /* MIDINT_TRACE_BATCH_GCD=1: each phase's time to stderr (the stream drained after each) */
-    double since;  /* seconds at the last phase's end */
+    int trace; /* MIDINT_TRACE_BATCH_GCD=1: each phase's time to stderr (the stream drained after each) */
 } tree;
 
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The phase just queued has ended: with tracing on, wait for it and print its time (what it did: `what`, level k,
- * `nodes` nodes of w words). Tracing serializes the phases, so their sum is a little above the untraced call. */
+/* The phase just queued has ended: with tracing on, wait for it and print its time by the backend's timer (what it
+ * did: `what`, level k, `nodes` nodes of w words), then time the next. Tracing serializes the phases, so their sum
+ * is a little above the untraced call. */
 static midint_status phase(tree *t, const char *what, unsigned k, size_t nodes, size_t w)
 {
     if (!t->trace)
         return MIDINT_OK;
-    midint_status st = t->ctx->ops->synchronize(t->ctx, t->stream);
-    const double now = seconds();
-    fprintf(stderr, "midint batch_gcd: %-10s level %2u: %8zu nodes x %9zu words %9.3f ms\n", what, k, nodes, w,
-            1e3 * (now - t->since));
-    t->since = now;
-    return st;
+    double ms = 0;
+    midint_status st = t->ctx->ops->timer_end(t->ctx, t->stream, &ms);
+    fprintf(stderr, "midint batch_gcd: %-10s level %2u: %8zu nodes x %9zu words %9.3f ms\n", what, k, nodes, w, ms);
+    return st != MIDINT_OK ? st : t->ctx->ops->timer_begin(t->ctx, t->stream);
 }
 
 /* A buffer of `words` words: the smallest released one that holds them, else a new one. The levels of both trees
@@ -290,8 +280,9 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     t.ctx = ctx;
     const char *trace = getenv("MIDINT_TRACE_BATCH_GCD");
     t.trace = trace && strcmp(trace, "1") == 0;
-    t.since = seconds();
-    midint_status st = run(&t, count, n, moduli, g, levels);
+    midint_status st = t.trace ? ctx->ops->timer_begin(ctx, t.stream) : MIDINT_OK;
+    if (st == MIDINT_OK)
+        st = run(&t, count, n, moduli, g, levels);
     if (st != MIDINT_OK)
         ctx->ops->synchronize(ctx, NULL);
     for (unsigned i = 0; i < t.nbufs; i++)
