@@ -96,16 +96,20 @@ def family(v):
     return (v["op"], "classical", v["grid"] != "-")
 
 
+def smallest_per(variants, key):
+    """The smallest variant (by size, then name) of each value of key(v)."""
+    out, seen = [], set()
+    for v in sorted(variants, key=lambda v: (v["bits"], v["name"])):
+        if key(v) not in seen:
+            out.append(v)
+            seen.add(key(v))
+    return out
+
+
 def picked(variants):
     """Every variant whose lanes share a warp (both spellings are in its source), and the smallest variant of each
     other family (they exchange words only through the block scans of lib_carry.j2)."""
-    out, seen = [], set()
-    for v in sorted(variants, key=lambda v: (v["bits"], v["name"])):
-        f = family(v)
-        if f[1] == "lanes" or f not in seen:
-            out.append(v)
-            seen.add(f)
-    return out
+    return smallest_per(variants, lambda v: v["name"] if family(v)[1] == "lanes" else family(v))
 
 
 OPENCL_VARIANTS = picked([v for v in read_variants() if v["backend"] == "opencl" and v["op"] in
@@ -128,13 +132,7 @@ def one_per_exchange(variants):
     """The smallest variant of each family and lane count: the sub-group build changes only how an instance's lanes
     exchange words, which the kernel kind and the lanes per instance decide (more words a lane repeat the same
     exchanges; test_expr.py runs every variant through the emulation)."""
-    out, seen = [], set()
-    for v in sorted(variants, key=lambda v: (v["bits"], v["name"])):
-        key = (family(v), v["lanes"])
-        if key not in seen:
-            out.append(v)
-            seen.add(key)
-    return out
+    return smallest_per(variants, lambda v: (family(v), v["lanes"]))
 
 
 def test_expression_variants_with_subgroups():
