@@ -40,7 +40,7 @@ LIBS := -ldl -lpthread -lm
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
                runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c \
                runtime/expr.c runtime/expr_steps.c runtime/hooks.c runtime/modulus.c runtime/bigdiv.c \
-               runtime/batch_gcd.c runtime/kernel_call.c
+               runtime/batch_gcd.c runtime/wrap_product.c runtime/kernel_call.c
 GEN_SRC     := generated/registry.c generated/ops_table.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL
@@ -103,7 +103,8 @@ $(BUILD)/generated/cuda/%.o: generated/cuda/%.cu runtime/launch.h generated/.sta
 # statically against GMP, so the GPU machine (which has no GMP) runs a build made here ----
 TEST_CFLAGS := $(ALL_CFLAGS) -Itests/drivers
 DRIVER_LIBS := -Llib -lmidint -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-Bstatic -lgmp -Wl,-Bdynamic $(LIBS)
-DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors $(BUILD)/examples/addsub_example \
+DRIVERS := $(BUILD)/tests/check_batch $(BUILD)/tests/check_expr $(BUILD)/tests/expr_errors $(BUILD)/tests/api_errors \
+           $(BUILD)/tests/check_wrap $(BUILD)/examples/addsub_example \
            $(BUILD)/examples/rsa_crt $(BUILD)/examples/batch_gcd $(BUILD)/tuning/measure
 drivers: $(DRIVERS)
 

@@ -22,7 +22,7 @@ WARP = 32
 
 @dataclass(frozen=True)
 class GridKernel:
-    role: str            # the runtime's midint_role: tile, fixup, cols, cols_inv, rows, crt
+    role: str            # the runtime's midint_role: tile, fixup, cols, cols_inv, cols_wrap, rows, crt
     log_length: int      # NTT pass kernels: log2 of their sub-transform length; 0 otherwise
     template: str
     block: int           # threads per block
@@ -49,7 +49,7 @@ MAX_GROUP_ITEMS = {"cuda": 1024, "opencl": 256}
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
 # registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
 # to 95 and the row kernels 80 (256 points) to 128 (4096)
-REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "rows": 64, "rows_fwd": 64, "rows_mac": 64}
+REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "cols_wrap": 64, "rows": 64, "rows_fwd": 64, "rows_mac": 64}
 DIGIT_BITS = 32
 PRIME_SET = 3
 
@@ -97,13 +97,18 @@ def column_stride(s: int, columns: int) -> int:
     return cs
 
 
-def col_kernel(s: int, r: int, inverse: bool, max_items: int) -> GridKernel:
+# The column passes: forward with operands filling at most half the transform (cols: the products), inverse
+# (cols_inv), and forward over whole columns (cols_wrap: the wrapped products of runtime/wrap_product.c, whose first
+# operand fills the transform, so that the product wraps around modulo B^L - 1).
+COL_ROLES = ("cols", "cols_inv", "cols_wrap")
+
+
+def col_kernel(s: int, r: int, role: str, max_items: int) -> GridKernel:
     columns = max(MIN_COLUMNS, BLOCK_ELEMENTS >> s)
     while columns > 1 and columns * ((1 << s) // r) > max_items:
         columns //= 2
     threads = columns * ((1 << s) // r)
-    return GridKernel("cols_inv" if inverse else "cols", s, "kernel_ntt_cols.j2", threads,
-                      columns * column_stride(s, columns), columns, False)
+    return GridKernel(role, s, "kernel_ntt_cols.j2", threads, columns * column_stride(s, columns), columns, False)
 
 
 def row_kernel(s: int, r: int, role: str = "rows") -> GridKernel:
@@ -183,7 +188,7 @@ def kernels(v: Variant) -> list[GridKernel]:
     if v.ntt is None:
         return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
     out = [row_kernel(s, v.q, role) for role in ("rows", "rows_fwd", "rows_mac") for s in ROW_LOGS]
-    out += [col_kernel(s, v.q, inverse, MAX_GROUP_ITEMS[v.backend]) for inverse in (False, True) for s in COL_LOGS]
+    out += [col_kernel(s, v.q, role, MAX_GROUP_ITEMS[v.backend]) for role in COL_ROLES for s in COL_LOGS]
     return out + [crt_kernel(v.grid, pieces) for pieces in (False, True)] + [fixup_kernel(v.grid, v.grid * CRT_WORDS)]
 
 

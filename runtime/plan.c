@@ -41,12 +41,13 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
 {
     const midint_ntt_grid_layout *g = &midint_ntt_grid;
     uint32_t most = ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (g->log_max - 1);
-    if (n > most) {
+    if (n > most && !p->wrap_b) {
         p->pieces = (n + most - 1) / most;
         p->piece_words = (n + p->pieces - 1) / p->pieces;
         n = p->piece_words;
     }
-    uint32_t lg = bit_length(2u * (uint64_t)n - 2u);
+    /* a wrapped product: as many points as result words (its coefficients c + L add to c) */
+    uint32_t lg = p->wrap_b ? bit_length(p->rn - 1u) : bit_length(2u * (uint64_t)n - 2u);
     if (lg < g->log_min)
         lg = g->log_min;
     if (ctx->hooks.ntt_log > lg)
@@ -56,7 +57,7 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: a transform of 2^%u points in rows of 2^%u cannot "
                            "be planned (at most 2^%u points)", v->name, lg, rows, g->log_max);
     const midint_kernel *kr = midint_variant_kernel(v, p->pieces ? MIDINT_ROLE_ROWS_FWD : MIDINT_ROLE_ROWS, rows);
-    const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, lg - rows);
+    const midint_kernel *kc = midint_variant_kernel(v, p->wrap_b ? MIDINT_ROLE_COLS_WRAP : MIDINT_ROLE_COLS, lg - rows);
     if (!kr || !kc || !midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, lg - rows) || kr->span > (1u << (lg - rows)) ||
         kc->span > (1u << rows) || (p->pieces && (!midint_variant_kernel(v, MIDINT_ROLE_ROWS_MAC, rows) ||
                                                   !midint_variant_kernel(v, MIDINT_ROLE_CRT_PIECES, 0))))
@@ -92,14 +93,33 @@ static midint_status expr_shape(midint_context *ctx, const midint_variant *v, ui
     return MIDINT_OK;
 }
 
-midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
-                               midint_plan *p)
+static void plan_init(const midint_variant *v, uint32_t n, uint32_t rn, size_t count, midint_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->v = v;
     p->n = n;
     p->rn = rn;
     p->count = p->group = count;
+}
+
+/* Instances per pass: as many as the workspace cap holds; MIDINT_ERR_OUT_OF_MEMORY when not even one. */
+static midint_status fit_workspace(midint_context *ctx, midint_plan *p)
+{
+    size_t cap = midint_workspace_cap(ctx);
+    uint64_t per = 4u * (p->ws_words + p->ws2_words + p->st_words);
+    if (per > cap)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
+                           "instance; the workspace cap is %zu bytes (midint_set_workspace_bytes)", p->v->name,
+                           32u * p->n, (unsigned long long)per, cap);
+    if (p->group > cap / per)
+        p->group = cap / per;
+    return MIDINT_OK;
+}
+
+midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
+                               midint_plan *p)
+{
+    plan_init(v, n, rn, count, p);
     midint_status st = MIDINT_OK;
     if (v->plan == MIDINT_PLAN_ADDSUB_GRID)
         p->st_words = tiles(n, midint_variant_kernel(v, MIDINT_ROLE_TILE, 0));
@@ -111,15 +131,19 @@ midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uin
         p->ws_words = midint_kernels[v->kernel].span;
     if (st != MIDINT_OK || (v->plan == MIDINT_PLAN_ONE_BLOCK && !p->ws_words) || v->plan == MIDINT_PLAN_MAP)
         return st;
-    size_t cap = midint_workspace_cap(ctx);
-    uint64_t per = 4u * (p->ws_words + p->ws2_words + p->st_words);
-    if (per > cap)
-        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s at %u bits needs %llu bytes of device workspace per "
-                           "instance; the workspace cap is %zu bytes (midint_set_workspace_bytes)", v->name, 32u * n,
-                           (unsigned long long)per, cap);
-    if (p->group > cap / per)
-        p->group = cap / per;
-    return MIDINT_OK;
+    return fit_workspace(ctx, p);
+}
+
+midint_status midint_plan_make_wrap(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t nb, uint32_t rn,
+                                    size_t count, midint_plan *p)
+{
+    plan_init(v, n, rn, count, p);
+    p->wrap_b = nb;
+    if (v->plan != MIDINT_PLAN_NTT_GRID || !n || !nb || n > rn || nb > rn)
+        return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: a wrapped product of %u by %u words into %u takes "
+                           "an NTT grid variant and operands within the result's words", v->name, n, nb, rn);
+    midint_status st = ntt_shape(ctx, v, n, p);
+    return st != MIDINT_OK ? st : fit_workspace(ctx, p);
 }
 
 size_t midint_plan_workspace(const midint_plan *p)
@@ -234,7 +258,7 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
 {
     const midint_variant *v = p->v;
     uint32_t lg = p->log_length, rows = p->log_rows, cols = lg - rows, np = v->ntt_primes;
-    const midint_kernel *kc = midint_variant_kernel(v, MIDINT_ROLE_COLS, cols);
+    const midint_kernel *kc = midint_variant_kernel(v, p->wrap_b ? MIDINT_ROLE_COLS_WRAP : MIDINT_ROLE_COLS, cols);
     const midint_kernel *ki = midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, cols);
     const midint_kernel *kf = midint_variant_kernel(v, MIDINT_ROLE_FIXUP, 0);
     if (p->pieces)
@@ -244,7 +268,7 @@ static midint_status run_ntt_grid(midint_context *ctx, const midint_plan *p, mid
     uint64_t m = l->count, col_groups = (1u << rows) / kc->span, row_groups = (1u << cols) / kr->span;
     midint_status st;
     /* the passes read the twiddle tables in aux; the carry fix-up writes no carry out */
-    if ((st = launch(ctx, kc, l, col_groups * 2u * np * m, lg, 0, stream)) != MIDINT_OK ||
+    if ((st = launch(ctx, kc, l, col_groups * 2u * np * m, lg, p->wrap_b, stream)) != MIDINT_OK ||
         (st = launch(ctx, kr, l, row_groups * np * m, lg, 0, stream)) != MIDINT_OK ||
         (st = launch(ctx, ki, l, col_groups * np * m, lg, 0, stream)) != MIDINT_OK ||
         (st = launch(ctx, kt, l, (uint64_t)tiles(p->rn, kt) * m, lg, p->rn, stream)) != MIDINT_OK)

@@ -14,6 +14,7 @@ typedef struct midint_plan {
     uint64_t ws2_words;       /* NTT grid in pieces: the outputs' planes, per instance (ctx->ws2) */
     uint32_t log_length, log_rows; /* NTT grid: log2 of the transform length and of its rows */
     uint32_t pieces, piece_words; /* NTT grid: operands longer than one transform, in pieces of piece_words (0: whole) */
+    uint32_t wrap_b;          /* NTT grid, a wrapped product (midint_plan_make_wrap): b's words per instance; 0 else */
     uint32_t tile_words, outputs;  /* expr grid: words per tile (the test hook may shorten it), outputs (st per tile);
                                     * NTT grid in pieces: the outputs (sums of pieces' products) the result reaches */
 } midint_plan;
@@ -22,6 +23,13 @@ typedef struct midint_plan {
  * needs more workspace than the cap. */
 midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
                                midint_plan *p);
+
+/* Plan a wrapped product on v (an NTT grid variant): r (rn words) = a (n words) times b (nb words) modulo B^L - 1,
+ * truncated to rn words, for the transform of L = 2^ceil(log2 rn) points (at least the layout's minimum): the
+ * coefficients c + L add to c, so the product is short of a full one's length when n + nb > rn. The caller keeps
+ * n, nb <= rn and the coefficients' bound (nb words: min(n, nb) (2^32 - 1)^2 below the primes' product). */
+midint_status midint_plan_make_wrap(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t nb, uint32_t rn,
+                                    size_t count, midint_plan *p);
 
 /* Device bytes of workspace the plan uses. */
 size_t midint_plan_workspace(const midint_plan *p);

@@ -31,7 +31,8 @@ typedef enum midint_role {
     MIDINT_ROLE_DIV_PICK = 11, /* large division: keep or take a difference per instance, count the corrections */
     MIDINT_ROLE_ROWS_FWD = 12, /* NTT grid, products of pieces: the pieces' row transforms, forward */
     MIDINT_ROLE_ROWS_MAC = 13, /* NTT grid, products of pieces: the outputs' sums of pointwise products, rows back */
-    MIDINT_ROLE_CRT_PIECES = 14 /* NTT grid, products of pieces: the outputs' residues to result words */
+    MIDINT_ROLE_CRT_PIECES = 14, /* NTT grid, products of pieces: the outputs' residues to result words */
+    MIDINT_ROLE_COLS_WRAP = 15   /* NTT grid, wrapped products (wrap_product.c): digits in over whole columns */
 } midint_role;
 
 typedef struct midint_kernel {
