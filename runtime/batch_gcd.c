@@ -1,6 +1,7 @@
 /* batch_gcd.c — Bernstein's batch GCD as library calls on the device: the product tree (mul), the scaled remainder
- * tree (each node's fraction frac(P / node^2): the root's children by a division, every level below by sqr, mullo,
- * mul and add), and per modulus z = (P / N_i) mod N_i from its fraction, then gcd(N_i, z) (gcd). docs/batch_gcd.md. */
+ * tree (each node's fraction frac(P / node^2): the root's children by a division, every level below by sqr and a
+ * wrapped product, or a mullo, a mul and an add), and per modulus z = (P / N_i) mod N_i from its fraction, then
+ * gcd(N_i, z) (gcd). docs/batch_gcd.md. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,14 @@
 #include "dispatch.h"
 #include "kernel_call.h"
 #include "ops.h"
+#include "wrap_product.h"
 
 /* Levels of the tree at most (2^40 leaves). */
 #define MAX_LEVELS 41
+
+/* The remainder tree's levels take wrapped products (wrap_product.c) from parents' fractions of this many words (4 w
+ * for children of w; below, a mullo and a mul at 2 w words); the test hook MIDINT_TEST_WRAP_FROM lowers it. */
+#define WRAP_FROM_WORDS 4096u
 
 typedef struct tree {
     midint_context *ctx;
@@ -84,6 +90,27 @@ static midint_status rows(tree *t, void *dst, size_t dw, size_t doff, const void
     return midint_copy_words(t->ctx, dst, dw, doff, src, sw, soff, k, nrows, t->stream);
 }
 
+/* The children's fractions of one level by halves (c children of 2 w words; their parents' fractions yp, c / 2 of
+ * 4 w words; sq: the children's squares): each parent's halves to both its children (lo, hi: c of 2 w words), then
+ * y (c of 2 w words) = the low half of hi sq plus the high half of lo sq (full: c of 4 w words), each written to
+ * the sibling. */
+static midint_status halves(tree *t, size_t c, size_t w, void *yp, void *sq, void *lo, void *hi, void *full, void *y)
+{
+    midint_status st;
+    for (size_t half = 0; half < 2; half++) /* as pairs: a row of two children is a parent */
+        if ((st = rows(t, lo, 4 * w, 2 * w * half, yp, 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK ||
+            (st = rows(t, hi, 4 * w, 2 * w * half, yp, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
+            return st;
+    void *const ml[] = {hi, hi, sq}, *const mf[] = {full, lo, sq}, *const ad[] = {hi, hi, lo, NULL};
+    if ((st = call(t, MIDINT_OP_MULLO, c, (uint32_t)(2 * w), ml, NULL)) != MIDINT_OK ||
+        (st = call(t, MIDINT_OP_MUL, c, (uint32_t)(2 * w), mf, NULL)) != MIDINT_OK ||
+        (st = rows(t, lo, 2 * w, 0, full, 4 * w, 2 * w, 2 * w, c)) != MIDINT_OK ||
+        (st = call(t, MIDINT_OP_ADD, c, (uint32_t)(2 * w), ad, NULL)) != MIDINT_OK ||
+        (st = rows(t, y, 4 * w, 0, hi, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK) /* to the siblings */
+        return st;
+    return rows(t, y, 4 * w, 2 * w, hi, 4 * w, 0, 2 * w, c / 2);
+}
+
 /* The tree on the device: level k has 2^(L-k) nodes of n 2^k words; level 0 the moduli and 1s up to a power of two. */
 static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *moduli, uint32_t *g, unsigned levels)
 {
@@ -123,8 +150,8 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             return st;
     }
     /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
-     * fraction y_v = frac(P / T_v^2) rounded down to 2 w_k words (y_v = Y_v / B^(2 w_k), B = 2^32). The root's
-     * children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod B^(2w):
+     * fraction y_v = frac(P / T_v^2) to 2 w_k words, within a unit per level (y_v = Y_v / B^(2 w_k), B = 2^32). The
+     * root's children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod B^(2w):
      * where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three blocks of the
      * quotient); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w */
     void *y[MAX_LEVELS];
@@ -166,44 +193,48 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         if ((st = phase(t, "root", levels - 1, 2, 2 * w)) != MIDINT_OK)
             return st;
     }
-    /* a child c of v (sibling s): y_c = frac(y_v T_s^2), so Y_c is words [2 w_c, 4 w_c) of Y_v T_s^2, which is the
-     * low half of Y_v's high half times T_s^2 plus the high half of its low half times it (mod B^(2 w_c)). Each
-     * child's product is computed with its own square and written to its sibling. */
+    /* a child c of v (sibling s): y_c = frac(y_v T_s^2), so Y_c is words [2 w_c, 4 w_c) of Y_v T_s^2. Where the
+     * NTT grid takes it, that is one product wrapped around modulo B^(4 w_c) - 1 (wrap_product.c), whose fold
+     * reaches those words as a carry of at most one; else the low half of Y_v's high half times T_s^2 plus the high
+     * half of its low half times it (mod B^(2 w_c)). Each child's product is computed with its own square and
+     * written to its sibling. */
+    const uint32_t wrap_from = ctx->hooks.wrap_from ? ctx->hooks.wrap_from : WRAP_FROM_WORDS;
     for (unsigned k = levels; k-- > 1;) {
         const size_t c = leaves >> (k - 1), w = (size_t)n << (k - 1); /* c children of 2 w words */
-        void *sq, *lo, *hi, *full;
-        if ((st = alloc(t, c * 2 * w, &sq)) != MIDINT_OK || (st = alloc(t, c * 2 * w, &lo)) != MIDINT_OK ||
-            (st = alloc(t, c * 2 * w, &hi)) != MIDINT_OK || (st = alloc(t, c * 4 * w, &full)) != MIDINT_OK ||
-            (st = alloc(t, c * 2 * w, &y[k - 1])) != MIDINT_OK)
+        const int wrap = 4 * w >= wrap_from && midint_wrap_product_applies(ctx, (uint32_t)(4 * w));
+        void *sq, *lo = NULL, *hi = NULL, *full;
+        if ((st = alloc(t, c * 2 * w, &sq)) != MIDINT_OK || (st = alloc(t, c * 4 * w, &full)) != MIDINT_OK ||
+            (st = alloc(t, c * 2 * w, &y[k - 1])) != MIDINT_OK ||
+            (st = alloc(t, c * (wrap ? 4 : 2) * w, &lo)) != MIDINT_OK ||
+            (!wrap && (st = alloc(t, c * 2 * w, &hi)) != MIDINT_OK))
             return st;
         void *const s[] = {sq, node[k - 1]};
         if ((st = call(t, MIDINT_OP_SQR, c, (uint32_t)w, s, NULL)) != MIDINT_OK ||
             (st = phase(t, "square", k - 1, c, 2 * w)) != MIDINT_OK)
             return st;
-        /* the parent's halves to both children (as pairs: a row of two children is a parent) */
-        for (size_t half = 0; half < 2; half++)
-            if ((st = rows(t, lo, 4 * w, 2 * w * half, y[k], 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK ||
-                (st = rows(t, hi, 4 * w, 2 * w * half, y[k], 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
+        if (wrap) { /* the parent's fraction to both children, the wrapped products, their words [2w, 4w) */
+            for (size_t half = 0; half < 2; half++)
+                if ((st = rows(t, lo, 8 * w, 4 * w * half, y[k], 4 * w, 0, 4 * w, c / 2)) != MIDINT_OK)
+                    return st;
+            if ((st = midint_wrap_product(ctx, c, (uint32_t)(4 * w), (uint32_t)(2 * w), (uint32_t)(4 * w), full, lo,
+                                          sq, t->stream)) != MIDINT_OK ||
+                (st = rows(t, y[k - 1], 4 * w, 0, full, 8 * w, 6 * w, 2 * w, c / 2)) != MIDINT_OK ||
+                (st = rows(t, y[k - 1], 4 * w, 2 * w, full, 8 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
                 return st;
-        void *const ml[] = {hi, hi, sq}, *const mf[] = {full, lo, sq}, *const ad[] = {hi, hi, lo, NULL};
-        if ((st = call(t, MIDINT_OP_MULLO, c, (uint32_t)(2 * w), ml, NULL)) != MIDINT_OK ||
-            (st = call(t, MIDINT_OP_MUL, c, (uint32_t)(2 * w), mf, NULL)) != MIDINT_OK ||
-            (st = rows(t, lo, 2 * w, 0, full, 4 * w, 2 * w, 2 * w, c)) != MIDINT_OK ||
-            (st = call(t, MIDINT_OP_ADD, c, (uint32_t)(2 * w), ad, NULL)) != MIDINT_OK ||
-            (st = rows(t, y[k - 1], 4 * w, 0, hi, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK || /* to the siblings */
-            (st = rows(t, y[k - 1], 4 * w, 2 * w, hi, 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK)
+        } else if ((st = halves(t, c, w, y[k], sq, lo, hi, full, y[k - 1])) != MIDINT_OK)
             return st;
         release(t, sq);
         release(t, lo);
-        release(t, hi);
+        if (hi)
+            release(t, hi);
         release(t, full);
         release(t, y[k]);
         release(t, node[k]);
-        if ((st = phase(t, "fraction", k - 1, c, 2 * w)) != MIDINT_OK)
+        if ((st = phase(t, wrap ? "wrapped" : "fraction", k - 1, c, 2 * w)) != MIDINT_OK)
             return st;
     }
     /* the leaves: y_i = frac(P / N_i^2) = ((P / N_i) mod N_i) / N_i, so z_i = (P / N_i) mod N_i is y_i N_i rounded
-     * to the nearest integer (Y_i N_i / B^(2n) is below it by less than 41 / B^n: docs/batch_gcd.md), where z_i = N_i
+     * to the nearest integer (Y_i N_i / B^(2n) is within 41 / B^n of it: docs/batch_gcd.md), where z_i = N_i
      * stands for 0 (the gcds agree); then gcd(N_i, z_i). One modulus: P / N = 1. */
     void *npad, *x, *bit, *z, *out;
     if ((st = alloc(t, count * 2 * n, &npad)) != MIDINT_OK || (st = alloc(t, count * 4 * n, &x)) != MIDINT_OK ||

@@ -42,5 +42,10 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
         snprintf(why, len, "MIDINT_TEST_BIGDIV is '%.40s'; expected the Newton base's words, at least 2", bigdiv);
         return MIDINT_ERR_INVALID_ARGUMENT;
     }
+    const char *wrap = getenv("MIDINT_TEST_WRAP_FROM");
+    if (wrap && *wrap && (sscanf(wrap, "%u", &h->wrap_from) != 1 || h->wrap_from == 0)) {
+        snprintf(why, len, "MIDINT_TEST_WRAP_FROM is '%.40s'; expected a positive number of words", wrap);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
     return MIDINT_OK;
 }

@@ -27,6 +27,9 @@ typedef struct midint_test_hooks {
     uint32_t bigdiv_base;          /* MIDINT_TEST_BIGDIV=B: divrem and mod run as the division of large numbers
                                     * (bigdiv.c) at every size of 2 words or more, its Newton iteration starting from at
                                     * most B words (B >= 2), so that CPU tests reach its every level at small sizes */
+    uint32_t wrap_from;            /* MIDINT_TEST_WRAP_FROM=W: batch_gcd.c's remainder tree takes wrapped products
+                                    * (wrap_product.c) wherever the parents' fractions have at least W words, so that
+                                    * CPU tests reach them at small sizes */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */
