@@ -24,10 +24,10 @@ typedef struct midint_plan {
 midint_status midint_plan_make(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t rn, size_t count,
                                midint_plan *p);
 
-/* Plan a wrapped product on v (an NTT grid variant): r (rn words) = a (n words) times b (nb words) modulo B^L - 1,
- * truncated to rn words, for the transform of L = 2^ceil(log2 rn) points (at least the layout's minimum): the
- * coefficients c + L add to c, so the product is short of a full one's length when n + nb > rn. The caller keeps
- * n, nb <= rn and the coefficients' bound (nb words: min(n, nb) (2^32 - 1)^2 below the primes' product). */
+/* Plan a wrapped product on v (an NTT grid variant; wrap_product.h says what it gives): r (rn words) from a (n words)
+ * and b (nb words, x1 of the column pass) by the cyclic convolution of L = 2^ceil(log2 rn) points (at least the
+ * layout's minimum), coefficient c + L added to c, truncated to rn words. Refuses n or nb past rn; the caller keeps
+ * the coefficients' bound (min(n, nb) (2^32 - 1)^2 below the primes' product). */
 midint_status midint_plan_make_wrap(midint_context *ctx, const midint_variant *v, uint32_t n, uint32_t nb, uint32_t rn,
                                     size_t count, midint_plan *p);
 
