@@ -90,25 +90,51 @@ static midint_status rows(tree *t, void *dst, size_t dw, size_t doff, const void
     return midint_copy_words(t->ctx, dst, dw, doff, src, sw, soff, k, nrows, t->stream);
 }
 
-/* The children's fractions of one level by halves (c children of 2 w words; their parents' fractions yp, c / 2 of
- * 4 w words; sq: the children's squares): each parent's halves to both its children (lo, hi: c of 2 w words), then
- * y (c of 2 w words) = the low half of hi sq plus the high half of lo sq (full: c of 4 w words), each written to
- * the sibling. */
+/* A level's c children (as pairs: a row of two children is a parent, its fraction yp of 4 w words): k words from
+ * word `off` of each parent's fraction to each of its children, rows of k words in dst. */
+static midint_status to_children(tree *t, void *dst, const void *yp, size_t off, size_t k, size_t c, size_t w)
+{
+    midint_status st = MIDINT_OK;
+    for (size_t child = 0; child < 2 && st == MIDINT_OK; child++)
+        st = rows(t, dst, 2 * k, k * child, yp, 4 * w, off, k, c / 2);
+    return st;
+}
+
+/* Each child's product (rows of pw words in p, its fraction's 2 w words from word `off`) to its sibling's fraction in
+ * y (c of 2 w words): a child's product is made with its own square, so it is the sibling's. */
+static midint_status to_siblings(tree *t, void *y, const void *p, size_t pw, size_t off, size_t c, size_t w)
+{
+    midint_status st = rows(t, y, 4 * w, 0, p, 2 * pw, pw + off, 2 * w, c / 2);
+    return st != MIDINT_OK ? st : rows(t, y, 4 * w, 2 * w, p, 2 * pw, off, 2 * w, c / 2);
+}
+
+/* The children's fractions of one level by one wrapped product each (c children of 2 w words; their parents'
+ * fractions yp; sq: the children's squares): each parent's fraction to both its children (par: c of 4 w words), the
+ * products modulo B^(4w) - 1 (full: c of 4 w words), their words [2w, 4w) to the siblings' y. */
+static midint_status wrapped(tree *t, size_t c, size_t w, void *yp, void *sq, void *par, void *full, void *y)
+{
+    midint_status st;
+    if ((st = to_children(t, par, yp, 0, 4 * w, c, w)) != MIDINT_OK ||
+        (st = midint_wrap_product(t->ctx, c, (uint32_t)(4 * w), (uint32_t)(2 * w), (uint32_t)(4 * w), full, par, sq,
+                                  t->stream)) != MIDINT_OK)
+        return st;
+    return to_siblings(t, y, full, 4 * w, 2 * w, c, w);
+}
+
+/* The same by halves (lo, hi: c of 2 w words; full: c of 4 w words): each parent's halves to both its children,
+ * then the low half of hi sq plus the high half of lo sq to the siblings' y. */
 static midint_status halves(tree *t, size_t c, size_t w, void *yp, void *sq, void *lo, void *hi, void *full, void *y)
 {
     midint_status st;
-    for (size_t half = 0; half < 2; half++) /* as pairs: a row of two children is a parent */
-        if ((st = rows(t, lo, 4 * w, 2 * w * half, yp, 4 * w, 0, 2 * w, c / 2)) != MIDINT_OK ||
-            (st = rows(t, hi, 4 * w, 2 * w * half, yp, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
-            return st;
     void *const ml[] = {hi, hi, sq}, *const mf[] = {full, lo, sq}, *const ad[] = {hi, hi, lo, NULL};
-    if ((st = call(t, MIDINT_OP_MULLO, c, (uint32_t)(2 * w), ml, NULL)) != MIDINT_OK ||
+    if ((st = to_children(t, lo, yp, 0, 2 * w, c, w)) != MIDINT_OK ||
+        (st = to_children(t, hi, yp, 2 * w, 2 * w, c, w)) != MIDINT_OK ||
+        (st = call(t, MIDINT_OP_MULLO, c, (uint32_t)(2 * w), ml, NULL)) != MIDINT_OK ||
         (st = call(t, MIDINT_OP_MUL, c, (uint32_t)(2 * w), mf, NULL)) != MIDINT_OK ||
         (st = rows(t, lo, 2 * w, 0, full, 4 * w, 2 * w, 2 * w, c)) != MIDINT_OK ||
-        (st = call(t, MIDINT_OP_ADD, c, (uint32_t)(2 * w), ad, NULL)) != MIDINT_OK ||
-        (st = rows(t, y, 4 * w, 0, hi, 4 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK) /* to the siblings */
+        (st = call(t, MIDINT_OP_ADD, c, (uint32_t)(2 * w), ad, NULL)) != MIDINT_OK)
         return st;
-    return rows(t, y, 4 * w, 2 * w, hi, 4 * w, 0, 2 * w, c / 2);
+    return to_siblings(t, y, hi, 2 * w, 0, c, w);
 }
 
 /* The tree on the device: level k has 2^(L-k) nodes of n 2^k words; level 0 the moduli and 1s up to a power of two. */
@@ -151,9 +177,10 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
     }
     /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
      * fraction y_v = frac(P / T_v^2) to 2 w_k words, within a unit per level (y_v = Y_v / B^(2 w_k), B = 2^32). The
-     * root's children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod B^(2w):
-     * where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three blocks of the
-     * quotient); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w */
+     * root's children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod
+     * B^(2w): where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three
+     * blocks of the quotient); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2
+     * below B^w */
     void *y[MAX_LEVELS];
     if (levels) {
         const size_t w = (size_t)n << (levels - 1);
@@ -212,16 +239,8 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         if ((st = call(t, MIDINT_OP_SQR, c, (uint32_t)w, s, NULL)) != MIDINT_OK ||
             (st = phase(t, "square", k - 1, c, 2 * w)) != MIDINT_OK)
             return st;
-        if (wrap) { /* the parent's fraction to both children, the wrapped products, their words [2w, 4w) */
-            for (size_t half = 0; half < 2; half++)
-                if ((st = rows(t, lo, 8 * w, 4 * w * half, y[k], 4 * w, 0, 4 * w, c / 2)) != MIDINT_OK)
-                    return st;
-            if ((st = midint_wrap_product(ctx, c, (uint32_t)(4 * w), (uint32_t)(2 * w), (uint32_t)(4 * w), full, lo,
-                                          sq, t->stream)) != MIDINT_OK ||
-                (st = rows(t, y[k - 1], 4 * w, 0, full, 8 * w, 6 * w, 2 * w, c / 2)) != MIDINT_OK ||
-                (st = rows(t, y[k - 1], 4 * w, 2 * w, full, 8 * w, 2 * w, 2 * w, c / 2)) != MIDINT_OK)
-                return st;
-        } else if ((st = halves(t, c, w, y[k], sq, lo, hi, full, y[k - 1])) != MIDINT_OK)
+        if ((st = wrap ? wrapped(t, c, w, y[k], sq, lo, full, y[k - 1])
+                       : halves(t, c, w, y[k], sq, lo, hi, full, y[k - 1])) != MIDINT_OK)
             return st;
         release(t, sq);
         release(t, lo);
