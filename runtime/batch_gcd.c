@@ -16,6 +16,7 @@
 
 /* Levels of the tree at most (2^40 leaves). */
 #define MAX_LEVELS 41
+_Static_assert(2 * MAX_LEVELS + 8 <= MIDINT_TREE_BUFFERS, "the trees' buffers at most: two a level, and a few");
 
 /* The remainder tree's levels take wrapped products (wrap_product.c) from parents' fractions of this many words (4 w
  * for children of w; below, a mullo and a mul at 2 w words); the test hook MIDINT_TEST_WRAP_FROM lowers it. */
@@ -24,9 +25,9 @@
 typedef struct tree {
     midint_context *ctx;
     void *stream;
-    void *bufs[2 * MAX_LEVELS + 8]; /* every buffer it allocated, freed at the end */
-    size_t words[2 * MAX_LEVELS + 8];
-    unsigned char spare[2 * MAX_LEVELS + 8]; /* released: reused by a later alloc that fits */
+    void *bufs[MIDINT_TREE_BUFFERS]; /* every buffer it holds: kept in the context at the end, or freed */
+    size_t words[MIDINT_TREE_BUFFERS];
+    unsigned char spare[MIDINT_TREE_BUFFERS]; /* released: reused by a later alloc that fits */
     unsigned nbufs;
     int trace; /* MIDINT_TRACE_BATCH_GCD=1: each phase's time to stderr (the stream drained after each) */
 } tree;
@@ -44,11 +45,34 @@ static midint_status phase(tree *t, const char *what, unsigned k, size_t nodes, 
     return st != MIDINT_OK ? st : t->ctx->ops->timer_begin(t->ctx, t->stream);
 }
 
-/* A buffer of `words` words: the smallest released one that holds them, else a new one. The levels of both trees
- * take buffers of the same few sizes, so after the first levels nothing is allocated (each device allocation and
- * free costs tens of microseconds, and a free waits for the device). */
+/* The context's kept buffers (an earlier call's): the smallest of at least `bytes`, or MIDINT_TREE_BUFFERS. */
+static unsigned smallest_kept(const midint_context *ctx, size_t bytes)
+{
+    unsigned best = MIDINT_TREE_BUFFERS;
+    for (unsigned i = 0; i < MIDINT_TREE_BUFFERS; i++)
+        if (ctx->tree_kept[i].buf && ctx->tree_kept[i].bytes >= bytes &&
+            (best == MIDINT_TREE_BUFFERS || ctx->tree_kept[i].bytes < ctx->tree_kept[best].bytes))
+            best = i;
+    return best;
+}
+
+static void free_kept(midint_context *ctx)
+{
+    for (unsigned i = 0; i < MIDINT_TREE_BUFFERS; i++)
+        if (ctx->tree_kept[i].buf) {
+            ctx->ops->free(ctx, ctx->tree_kept[i].buf);
+            ctx->tree_kept[i].buf = NULL;
+            ctx->tree_kept[i].bytes = 0;
+        }
+}
+
+/* A buffer of `words` words: the smallest released one that holds them, else the smallest the context kept from an
+ * earlier call, else a new one (where the device has no room for it, after the kept ones are freed). The levels of
+ * both trees take buffers of the same few sizes, so after the first levels of the first call nothing is allocated
+ * (each device allocation and free costs tens of microseconds, and a free waits for the device). */
 static midint_status alloc(tree *t, size_t words, void **out)
 {
+    midint_context *ctx = t->ctx;
     unsigned best = t->nbufs;
     for (unsigned i = 0; i < t->nbufs; i++)
         if (t->spare[i] && t->words[i] >= words && (best == t->nbufs || t->words[i] < t->words[best]))
@@ -58,15 +82,54 @@ static midint_status alloc(tree *t, size_t words, void **out)
         *out = t->bufs[best];
         return MIDINT_OK;
     }
-    if (t->nbufs == sizeof t->bufs / sizeof t->bufs[0])
-        return midint_fail(t->ctx, MIDINT_ERR_OUT_OF_MEMORY, "more than %u buffers", t->nbufs);
-    midint_status st = t->ctx->ops->alloc(t->ctx, words * 4, out);
+    if (t->nbufs == MIDINT_TREE_BUFFERS)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "more than %u buffers", t->nbufs);
+    const unsigned kept = smallest_kept(ctx, words * 4);
+    size_t have = words;
+    midint_status st = MIDINT_OK;
+    if (kept < MIDINT_TREE_BUFFERS) {
+        *out = ctx->tree_kept[kept].buf;
+        have = ctx->tree_kept[kept].bytes / 4;
+        ctx->tree_kept[kept].buf = NULL;
+        ctx->tree_kept[kept].bytes = 0;
+    } else if ((st = ctx->ops->alloc(ctx, words * 4, out)) != MIDINT_OK) {
+        free_kept(ctx);
+        st = ctx->ops->alloc(ctx, words * 4, out);
+    }
     if (st == MIDINT_OK) {
         t->bufs[t->nbufs] = *out;
-        t->words[t->nbufs] = words;
+        t->words[t->nbufs] = have;
         t->spare[t->nbufs++] = 0;
     }
     return st;
+}
+
+/* After the call (the device idle): its buffers join those the context kept where all of them together stay within
+ * the workspace cap (midint_set_workspace_bytes, which frees them when lowered, as midint_close does); else all are
+ * freed. A failed call frees its own. */
+static void keep_or_free(tree *t, int ok)
+{
+    midint_context *ctx = t->ctx;
+    size_t held = 0, slots = 0;
+    for (unsigned i = 0; i < MIDINT_TREE_BUFFERS; i++) {
+        held += ctx->tree_kept[i].bytes;
+        slots += !ctx->tree_kept[i].buf;
+    }
+    for (unsigned i = 0; i < t->nbufs; i++)
+        held += t->words[i] * 4;
+    if (!ok || held > midint_workspace_cap(ctx) || slots < t->nbufs) {
+        for (unsigned i = 0; i < t->nbufs; i++)
+            ctx->ops->free(ctx, t->bufs[i]);
+        if (ok)
+            free_kept(ctx);
+        return;
+    }
+    for (unsigned i = 0, j = 0; i < t->nbufs; i++) {
+        while (ctx->tree_kept[j].buf)
+            j++;
+        ctx->tree_kept[j].buf = t->bufs[i];
+        ctx->tree_kept[j].bytes = t->words[i] * 4;
+    }
 }
 
 /* A buffer no longer needed (the remainder tree's levels as it descends), kept for reuse. */
@@ -335,7 +398,6 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
         st = run(&t, count, n, moduli, g, levels);
     if (st != MIDINT_OK)
         ctx->ops->synchronize(ctx, NULL);
-    for (unsigned i = 0; i < t.nbufs; i++)
-        ctx->ops->free(ctx, t.bufs[i]);
+    keep_or_free(&t, st == MIDINT_OK);
     return st == MIDINT_OK ? st : midint_fail(ctx, st, "%s: %s", fn, ctx->msg);
 }

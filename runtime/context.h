@@ -16,6 +16,9 @@
 /* Temporaries of the division of large numbers (bigdiv.c), each its own device buffer. */
 #define MIDINT_BIGDIV_BUFFERS 32
 
+/* Device buffers of batch GCD's trees (batch_gcd.c) at most, kept between its calls. */
+#define MIDINT_TREE_BUFFERS 90
+
 /* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
 #define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)4 << 30)
 
@@ -87,6 +90,9 @@ struct midint_context {
     /* bigdiv.c: its temporaries, one buffer each (OpenCL copies no rectangle between two parts of one buffer whose
      * rows differ) */
     midint_staging_buf div_tmp[MIDINT_BIGDIV_BUFFERS];
+    /* batch_gcd.c: the buffers of its last call, taken by the next (each device allocation and free costs tens of
+     * microseconds and a free waits for the device: 2-4 ms a call of 2^16 moduli); empty slots have buf NULL */
+    midint_staging_buf tree_kept[MIDINT_TREE_BUFFERS];
     const midint_variant *forced[MIDINT_MAX_FORCED];
     size_t nforced;
     struct midint_tuning *tuning;   /* loaded tuned table, or NULL */

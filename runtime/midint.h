@@ -53,7 +53,9 @@ extern "C" {
  * grown when a call needs more, reused by later calls and freed by midint_close.  A call processes as many
  * instances per pass as the workspace cap allows (midint_set_workspace_bytes, default 4 GiB; one 2^27-bit product
  * needs 192 MiB, one of 2^29 bits 1.4 GiB); midint_workspace_size tells what a call would use.  Calls of one context on different streams
- * (queues) are ordered where they share the workspace.
+ * (queues) are ordered where they share the workspace.  midint_batch_gcd keeps its trees' device buffers for the
+ * next call where they fit under the cap (an allocation and a free cost tens of microseconds each, and a free waits
+ * for the device); lowering the cap below what the context holds frees them, as midint_close does.
  *
  * Aliasing.  An output may be exactly an input where the operation's row allows it (in place): for add, sub, mullo,
  * and, or and xor r may be the same buffer as a and/or b, for not r may be a, for the modular operations their results

@@ -724,6 +724,8 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes)
     size_t held = ctx->ws.bytes + ctx->ws2.bytes + ctx->st.bytes + ctx->composed_tmp.bytes;
     for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
         held += ctx->div_tmp[k].bytes;
+    for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
+        held += ctx->tree_kept[k].bytes;
     if (held > bytes)
         midint_workspace_free(ctx);
     return MIDINT_OK;

@@ -171,9 +171,12 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
 
 void midint_workspace_free(midint_context *ctx)
 {
-    midint_staging_buf *bufs[4 + MIDINT_BIGDIV_BUFFERS] = {&ctx->ws, &ctx->ws2, &ctx->st, &ctx->composed_tmp};
+    midint_staging_buf *bufs[4 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS] = {&ctx->ws, &ctx->ws2, &ctx->st,
+                                                                                &ctx->composed_tmp};
     for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
         bufs[4 + k] = &ctx->div_tmp[k];
+    for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
+        bufs[4 + MIDINT_BIGDIV_BUFFERS + k] = &ctx->tree_kept[k];
     int synced = 0;
     for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
         if (bufs[k]->buf) {

@@ -125,6 +125,22 @@ def test_batch_gcd_wrapped_levels(backend, monkeypatch):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_batch_gcd_kept_buffers(backend):
+    """A context keeps a call's device buffers for the next (within the workspace cap): calls of other sizes after
+    it take them, holding an earlier call's words, and give the same answers; with a cap too small to keep any,
+    every call allocates and frees its own."""
+    require_ops(backend)
+    rnd = random.Random(27)
+    big, small = weak_keys(rnd, 40, 256), weak_keys(rnd, 9, 512)
+    with midint.Context(backend) as ctx:
+        first = check(ctx, big)
+        assert check(ctx, small) is None or check(ctx, big) == first
+        ctx.set_workspace_bytes(4096)
+        check(ctx, small)
+        check(ctx, big[:23])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_batch_gcd_refusals(backend):
     require_ops(backend)
     with midint.Context(backend) as ctx:
