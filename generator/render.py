@@ -158,9 +158,9 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         name = f"check_values_{backend}"
         kernels.append(Kernel(name, backend, "check", 0, 256, 0, 0, "check_values", "check_values",
                               env.get_template("kernel_check.j2").render(name=name)))
-        names = {"lz": f"div_lz_{backend}", "pick": f"div_pick_{backend}"}
+        names = {"lz": f"div_lz_{backend}", "cmul": f"div_cmul_{backend}", "pick": f"div_pick_{backend}"}
         source = env.get_template("kernel_div_steps.j2").render(**names)
-        for role, name in names.items():   # both in one unit and program; the first carries the source
+        for role, name in names.items():   # all in one unit and program; the first carries the source
             kernels.append(Kernel(name, backend, f"div_{role}", 0, 256, 0, 0, "div_steps", "div_steps",
                                   source if role == "lz" else ""))
     counters: dict[str, int] = defaultdict(int)

@@ -1,7 +1,7 @@
 /* bigdiv.c — divrem and mod of numbers above their kernels' sizes: the divisor's reciprocal by Newton's iteration,
  * then the quotient a block of n words at a time, each a product by the reciprocal and a product by the divisor,
  * corrected exactly. Every step is an operation's kernels on device buffers (mul, add, sub, the shifts, the small
- * divrem, through kernel_call.c), a copy or fill, or one of the runtime's two helper kernels
+ * divrem, through kernel_call.c), a copy or fill, or one of the runtime's three helper kernels
  * (templates/kernel_div_steps.j2); docs/operations.md, "Division of large numbers", has the method and its bounds.
  *
  * Notation: B = 2^32, n the divisor's words, D' = D 2^s the divisor normalised (its top bit set; s per instance), d =
@@ -22,10 +22,9 @@
 /* Levels of the iteration at most (n halves at each: 2^27 bits is 22). */
 #define MAX_LEVELS 40
 /* The top level doubles exactly (its second product at n/2 words, not n/2 + 1) by truncating its error term 4 bits
- * lower; its reciprocal is then within 89 units, so the quotient of a block within 92: the binary corrections subtract
- * 64, 32, ..., 1 times D' (CORRECTION_BITS of them). */
+ * lower; its reciprocal is then within 89 units, so the quotient of a block within 92 (its remainder below 93 D'):
+ * the correction is counted from the remainder's top words within one (the cmul helper), the rest single steps. */
 #define TOP_SHIFT 4u
-#define CORRECTION_BITS 7u
 /* Single corrections after those until none changes anything: a guard that the bounds make idle. */
 #define MAX_EXTRA_ROUNDS 64
 
@@ -55,10 +54,11 @@ _Static_assert(R_COUNT <= MIDINT_BIGDIV_BUFFERS, "a context buffer per region");
 typedef struct bigdiv {
     midint_context *ctx;
     void *stream;
+    int estimate;      /* the lowest block's quotient estimate, uncorrected, and no remainder (midint_bigdiv_quotient) */
     size_t m;          /* instances of this pass */
     uint32_t n;        /* the divisor's words */
     void *r[R_COUNT];  /* the regions' handles */
-    const midint_kernel *lz, *pick;
+    const midint_kernel *lz, *cmul, *pick;
 } bigdiv;
 
 static size_t region_words(unsigned k, uint32_t n, size_t m)
@@ -134,7 +134,7 @@ static midint_status shift(bigdiv *z, midint_op o, uint32_t w, void *r, const vo
 }
 
 static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads, void *r, const void *a,
-                            const void *b, void *aux, uint32_t n, uint32_t x0)
+                            const void *b, void *aux, void *ws, uint32_t n, uint32_t x0)
 {
     midint_launch l;
     memset(&l, 0, sizeof l);
@@ -142,6 +142,7 @@ static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads,
     l.a = a;
     l.b = b;
     l.aux = aux;
+    l.ws = ws;
     l.count = z->m;
     l.n = n;
     l.x0 = x0;
@@ -155,8 +156,8 @@ static midint_status leading_zeros(bigdiv *z, void *lz, const void *x, uint32_t 
     const uint32_t per_thread = 8;
     midint_status st = z->ctx->ops->fill(z->ctx, lz, 32u * w, (z->m + 1) * 4, z->stream);
     return st != MIDINT_OK ? st
-                           : helper(z, z->lz, z->m * ((w + per_thread - 1) / per_thread), lz, x, NULL, NULL, w,
-                                    per_thread);
+                           : helper(z, z->lz, z->m * ((w + per_thread - 1) / per_thread), lz, x, NULL, NULL, NULL,
+                                    w, per_thread);
 }
 
 static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out)
@@ -165,29 +166,29 @@ static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out
     return st != MIDINT_OK ? st : z->ctx->ops->synchronize(z->ctx, z->stream);
 }
 
-/* r (n + 1 words, below 2^bits D') less D' 2^j wherever that does not borrow, for j = bits - 1 .. 0, counting in CNT
- * (zeroed first) what was subtracted; then single subtractions, the flag CNT[m] read back after each, until one
- * changes nothing. Leaves r < D' and CNT[i] the correction of instance i's quotient estimate. */
 /* r (n + 1 words) less d wherever that does not borrow, CNT[i] += x0 there and CNT[m] = 1 if anywhere. */
 static midint_status subtract_where_it_fits(bigdiv *z, void *r, const void *d, uint32_t x0)
 {
     const uint32_t w = z->n + 1;
     midint_status st = sub(z, w, z->r[R_T], r, d, z->r[R_BR]);
-    return st != MIDINT_OK ? st : helper(z, z->pick, (uint64_t)z->m * w, r, z->r[R_T], z->r[R_BR], z->r[R_CNT], w, x0);
+    return st != MIDINT_OK ? st
+                           : helper(z, z->pick, (uint64_t)z->m * w, r, z->r[R_T], z->r[R_BR], z->r[R_CNT], NULL, w, x0);
 }
 
-static midint_status correct(bigdiv *z, void *r, unsigned bits)
+/* r (n + 1 words, below 128 D') less c D' with c = floor(r / D') or one less, counted from r's top words (cmul: c D'
+ * as two numbers, each subtracted without a borrow, c into CNT, zeroed first); then single subtractions, the flag
+ * CNT[m] read back after each, until one changes nothing. Leaves r < D' and CNT[i] the correction of instance i's
+ * quotient estimate. One kernel and two subtractions in place of seven conditional subtractions of D' 2^j. */
+static midint_status correct(bigdiv *z, void *r)
 {
     midint_context *ctx = z->ctx;
-    void *cnt = z->r[R_CNT], *tt = z->r[R_TT];
-    midint_status st = ctx->ops->fill(ctx, cnt, 0, (z->m + 1) * 4, z->stream);
-    for (unsigned j = bits; j-- > 0 && st == MIDINT_OK;) {
-        const void *dj = z->r[R_DN1];
-        if (j && (st = shift(z, MIDINT_OP_SHL, z->n + 1, tt, z->r[R_DN1], j, NULL)) == MIDINT_OK)
-            dj = tt;
-        if (st == MIDINT_OK)
-            st = subtract_where_it_fits(z, r, dj, 1u << j);
-    }
+    const uint32_t w = z->n + 1;
+    void *cnt = z->r[R_CNT], *lo = z->r[R_T], *hi = z->r[R_TT];
+    midint_status st;
+    if ((st = ctx->ops->fill(ctx, cnt, 0, (z->m + 1) * 4, z->stream)) != MIDINT_OK ||
+        (st = helper(z, z->cmul, (uint64_t)z->m * w, lo, r, z->r[R_DN1], cnt, hi, w, 0)) != MIDINT_OK ||
+        (st = sub(z, w, r, r, lo, NULL)) != MIDINT_OK || (st = sub(z, w, r, r, hi, NULL)) != MIDINT_OK)
+        return st;
     for (int round = 0; st == MIDINT_OK; round++) {
         uint32_t changed = 0;
         if (round == MAX_EXTRA_ROUNDS)
@@ -204,12 +205,18 @@ static midint_status correct(bigdiv *z, void *r, unsigned bits)
 /* One block of the quotient: Y = YH B^n + YL (YH of n words below D', YL the low n + 1 words of Y, its word n YH's
  * word 0) divided by D': q (n words) and r = Y - q D' (n + 1 words, below D'). The estimate YH + floor(YH V' / B^n)
  * is at most the quotient and within the reciprocal's error + 3 of it; r is exact mod B^(n+1), which holds it. With
- * `trivial` YH is 0 for every instance (the quotient is 0 or 1): no products. */
-static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, int trivial)
+ * `trivial` YH is 0 for every instance (the quotient is 0 or 1): no products. With `estimate`, q is the estimate
+ * alone (at most 92 below the quotient) and r is not made. */
+static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, int trivial, int estimate)
 {
     const uint32_t n = z->n;
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
+    if (estimate && !trivial) {
+        if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK || (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK)
+            return st;
+        return add(z, n, q, q, yh);
+    }
     if (trivial) {
         if ((st = zero(z, q, n)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
             return st;
@@ -220,7 +227,7 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
                (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK) {
         return st;
     }
-    if ((st = correct(z, r, trivial ? 1 : CORRECTION_BITS)) != MIDINT_OK || (st = zero(z, cb, n)) != MIDINT_OK ||
+    if ((st = correct(z, r)) != MIDINT_OK || (st = zero(z, cb, n)) != MIDINT_OK ||
         (st = copy(z, cb, n, 0, z->r[R_CNT], 1, 0, 1)) != MIDINT_OK)
         return st;
     return add(z, n, q, q, cb);
@@ -352,7 +359,7 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
                               (st = copy(z, yl, n + 1, 0, x, xw, j * n, n)) != MIDINT_OK ||
                               (st = copy(z, yl, n + 1, n, rc, n + 1, 0, 1)) != MIDINT_OK)
             return st;
-        if ((st = block(z, yh, yl, q, rn, j == nb - 1 && top_zeros >= 32u * n)) != MIDINT_OK)
+        if ((st = block(z, yh, yl, q, rn, j == nb - 1 && top_zeros >= 32u * n, z->estimate && j == 0)) != MIDINT_OK)
             return st;
         if (qout && (size_t)j * n < a &&
             (st = copy(z, qout, a, first * a + (size_t)j * n, q, n, 0, a - j * n < n ? a - j * n : n)) != MIDINT_OK)
@@ -362,21 +369,25 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         rc = done;
     }
     /* the remainder rc >> s (n words: it is below D' < B^n); the quotient, below B^a, is out */
+    if (!rout)
+        return MIDINT_OK;
     if ((st = copy(z, yh, n, 0, rc, n + 1, 0, n)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHR, n, d, yh, 0, lz)) != MIDINT_OK)
         return st;
     return copy(z, rout, n, first * n, d, n, 0, n);
 }
 
-midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
-                                void *const *bufs, void *stream)
+static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
+                         void *const *bufs, void *stream, int estimate)
 {
     bigdiv z;
     memset(&z, 0, sizeof z);
     z.ctx = ctx;
     z.stream = stream;
+    z.estimate = estimate;
     z.n = bits / 32u;
     z.lz = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ);
+    z.cmul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_CMUL);
     z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
     /* the base's divrem (b + 1 words) within the division kernels this build has (at least 3 words: registry.c) */
     uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
@@ -397,4 +408,17 @@ midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits,
     }
     midint_status marked = ctx->ops->fence_mark(ctx, MIDINT_FENCE_WS, stream);
     return st != MIDINT_OK ? st : marked;
+}
+
+midint_status midint_bigdiv_run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
+                                void *const *bufs, void *stream)
+{
+    return run(ctx, o, bits, abits, count, bufs, stream, 0);
+}
+
+midint_status midint_bigdiv_quotient(midint_context *ctx, unsigned bits, unsigned abits, size_t count, void *q,
+                                     const void *a, const void *d, void *stream)
+{
+    void *const bufs[] = {q, NULL, (void *)a, (void *)d};
+    return run(ctx, MIDINT_OP_DIVREM, bits, abits, count, bufs, stream, 1);
 }

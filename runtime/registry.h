@@ -32,7 +32,8 @@ typedef enum midint_role {
     MIDINT_ROLE_ROWS_FWD = 12, /* NTT grid, products of pieces: the pieces' row transforms, forward */
     MIDINT_ROLE_ROWS_MAC = 13, /* NTT grid, products of pieces: the outputs' sums of pointwise products, rows back */
     MIDINT_ROLE_CRT_PIECES = 14, /* NTT grid, products of pieces: the outputs' residues to result words */
-    MIDINT_ROLE_COLS_WRAP = 15   /* NTT grid, wrapped products (wrap_product.c): digits in over whole columns */
+    MIDINT_ROLE_COLS_WRAP = 15,  /* NTT grid, wrapped products (wrap_product.c): digits in over whole columns */
+    MIDINT_ROLE_DIV_CMUL = 16    /* large division: a block's correction from the remainder's top words, times D' */
 } midint_role;
 
 typedef struct midint_kernel {
