@@ -242,7 +242,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
      * fraction y_v = frac(P / T_v^2) to 2 w_k words, within a unit per level (y_v = Y_v / B^(2 w_k), B = 2^32). The
      * root's children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod
      * B^(2w): where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three
-     * blocks of the quotient); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2
+     * blocks of the quotient, the lowest one's estimate uncorrected: up to 92 units low, which the leaves allow); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2
      * below B^w */
     void *y[MAX_LEVELS];
     if (levels) {
@@ -260,7 +260,9 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             return st;
         const unsigned abits[] = {(unsigned)(32u * xw)};
         void *const d1[] = {q1, r1, big, node[levels - 1]};
-        if ((st = call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d1, abits)) != MIDINT_OK)
+        if ((st = one ? midint_bigdiv_quotient(ctx, (unsigned)(32u * w), abits[0], 2, q1, big, node[levels - 1],
+                                               t->stream)
+                      : call(t, MIDINT_OP_DIVREM, 2, (uint32_t)w, d1, abits)) != MIDINT_OK)
             return st;
         if (one) {
             if ((st = rows(t, y[levels - 1], 2 * w, 0, q1, xw, 0, 2 * w, 2)) != MIDINT_OK)
@@ -316,7 +318,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             return st;
     }
     /* the leaves: y_i = frac(P / N_i^2) = ((P / N_i) mod N_i) / N_i, so z_i = (P / N_i) mod N_i is y_i N_i rounded
-     * to the nearest integer (Y_i N_i / B^(2n) is within 41 / B^n of it: docs/batch_gcd.md), where z_i = N_i
+     * to the nearest integer (Y_i N_i / B^(2n) is within 133 / B^n of it: docs/batch_gcd.md), where z_i = N_i
      * stands for 0 (the gcds agree); then gcd(N_i, z_i). One modulus: P / N = 1. */
     void *npad, *x, *bit, *z, *out;
     if ((st = alloc(t, count * 2 * n, &npad)) != MIDINT_OK || (st = alloc(t, count * 4 * n, &x)) != MIDINT_OK ||
