@@ -16,7 +16,10 @@
 
 /* Levels of the tree at most (2^40 leaves). */
 #define MAX_LEVELS 41
-_Static_assert(2 * MAX_LEVELS + 8 <= MIDINT_TREE_BUFFERS, "the trees' buffers at most: two a level, and a few");
+/* Parts of a split batch at most (midint_batch_gcd): their products stay on the device while each part runs. */
+#define MAX_PARTS 16
+_Static_assert(2 * MAX_LEVELS + MAX_PARTS + 16 <= MIDINT_TREE_BUFFERS,
+               "the trees' buffers at most: two a level, the parts' products, and a few");
 
 /* The remainder tree's levels take wrapped products (wrap_product.c) from parents' fractions of this many words (4 w
  * for children of w; below, a mullo and a mul at 2 w words); the test hook MIDINT_TEST_WRAP_FROM lowers it. */
@@ -201,11 +204,11 @@ static midint_status halves(tree *t, size_t c, size_t w, void *yp, void *sq, voi
 }
 
 /* The tree on the device: level k has 2^(L-k) nodes of n 2^k words; level 0 the moduli and 1s up to a power of two. */
-static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *moduli, uint32_t *g, unsigned levels)
+static midint_status product_tree(tree *t, size_t count, uint32_t n, const uint32_t *moduli, unsigned levels,
+                                   void **node)
 {
     midint_context *ctx = t->ctx;
     const size_t leaves = (size_t)1 << levels;
-    void *node[MAX_LEVELS];
     midint_status st;
     /* level 0: the moduli, then 1s */
     if ((st = alloc(t, leaves * n, &node[0])) != MIDINT_OK ||
@@ -218,6 +221,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
             (st = ctx->ops->fill(ctx, ones, 1, (leaves - count) * 4, t->stream)) != MIDINT_OK ||
             (st = rows(t, node[0], n, count * n, ones, 1, 0, 1, leaves - count)) != MIDINT_OK)
             return st;
+        release(t, ones);
     }
     if ((st = phase(t, "upload", 0, leaves, n)) != MIDINT_OK)
         return st;
@@ -238,12 +242,71 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         if ((st = phase(t, "product", k, nodes, 2 * w)) != MIDINT_OK)
             return st;
     }
+    return MIDINT_OK;
+}
+
+/* The other parts' products where a batch is split (midint_batch_gcd): each of n 2^L words, as the part's own. */
+typedef struct others {
+    void *prod[MAX_PARTS];
+    unsigned count;
+} others;
+
+/* Where the batch is split, part i's moduli need their gcds with everything outside the part as well: with Q the
+ * other parts' products, P_i Q / T_c^2 = T_s Q / T_c at the root's children, so the tree runs as it is from T_s' =
+ * T_s Q mod T_c in place of T_s (Q mod T_c a product of P_j mod T_c, each reduced: `mod` of 2 w words by w, `mul`).
+ * Into out: c's T_s' (the root's children, 2 of w words). */
+static midint_status fold_others(tree *t, void *children, size_t w, const others *o, void *out)
+{
+    midint_context *ctx = t->ctx;
+    void *acc, *r, *pr, *pj, *sib, *one;
+    const unsigned abits[] = {(unsigned)(64u * w)};
+    midint_status st;
+    if ((st = alloc(t, 2 * w, &acc)) != MIDINT_OK || (st = alloc(t, 2 * w, &r)) != MIDINT_OK ||
+        (st = alloc(t, 4 * w, &pr)) != MIDINT_OK || (st = alloc(t, 4 * w, &pj)) != MIDINT_OK ||
+        (st = alloc(t, 2 * w, &sib)) != MIDINT_OK || (st = alloc(t, 2, &one)) != MIDINT_OK ||
+        (st = ctx->ops->fill(ctx, acc, 0, 2 * w * 4, t->stream)) != MIDINT_OK ||
+        (st = ctx->ops->fill(ctx, one, 1, 2 * 4, t->stream)) != MIDINT_OK ||
+        (st = rows(t, acc, w, 0, one, 1, 0, 1, 2)) != MIDINT_OK)                        /* acc = 1 */
+        return st;
+    void *const red[] = {r, pj, children}, *const mu[] = {pr, acc, r}, *const back[] = {acc, pr, children};
+    for (unsigned j = 0; j < o->count; j++) /* acc = acc (P_j mod T_c) mod T_c */
+        if ((st = rows(t, pj, 2 * w, 0, o->prod[j], 2 * w, 0, 2 * w, 1)) != MIDINT_OK ||
+            (st = rows(t, pj, 2 * w, 2 * w, o->prod[j], 2 * w, 0, 2 * w, 1)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MOD, 2, (uint32_t)w, red, abits)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MUL, 2, (uint32_t)w, mu, NULL)) != MIDINT_OK ||
+            (st = call(t, MIDINT_OP_MOD, 2, (uint32_t)w, back, abits)) != MIDINT_OK)
+            return st;
+    void *const ms[] = {pr, sib, acc}, *const fin[] = {out, pr, children};
+    if ((st = rows(t, sib, w, 0, children, w, w, w, 1)) != MIDINT_OK ||             /* each child's sibling */
+        (st = rows(t, sib, w, w, children, w, 0, w, 1)) != MIDINT_OK ||
+        (st = call(t, MIDINT_OP_MUL, 2, (uint32_t)w, ms, NULL)) != MIDINT_OK ||
+        (st = call(t, MIDINT_OP_MOD, 2, (uint32_t)w, fin, abits)) != MIDINT_OK)
+        return st;
+    release(t, acc);
+    release(t, r);
+    release(t, pr);
+    release(t, pj);
+    release(t, sib);
+    release(t, one);
+    return MIDINT_OK;
+}
+
+static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *moduli, uint32_t *g, unsigned levels,
+                         const others *o)
+{
+    midint_context *ctx = t->ctx;
+    const size_t leaves = (size_t)1 << levels;
+    void *node[MAX_LEVELS];
+    midint_status st;
+    if ((st = product_tree(t, count, n, moduli, levels, node)) != MIDINT_OK)
+        return st;
     /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
      * fraction y_v = frac(P / T_v^2) to 2 w_k words, within a unit per level (y_v = Y_v / B^(2 w_k), B = 2^32). The
      * root's children c (sibling s, w words each) have y_c = frac(T_s / T_c), so Y_c = floor(T_s B^(2w) / T_c) mod
      * B^(2w): where the division of large numbers takes it, one division of T_s B^(2w) (one reciprocal for three
-     * blocks of the quotient, the lowest one's estimate uncorrected: up to 92 units low, which the leaves allow); else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2
-     * below B^w */
+     * blocks of the quotient, the lowest one's estimate uncorrected: up to 92 units low, which the leaves allow);
+     * else (q1, r1) = T_s B^w divided by T_c and q2 = r1 B^w / T_c give it as q1 B^w + q2, q2 below B^w. In a part
+     * of a split batch T_s is T_s Q mod T_c (fold_others) */
     void *y[MAX_LEVELS];
     if (levels) {
         const size_t w = (size_t)n << (levels - 1);
@@ -251,12 +314,19 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         const int one = 32u * w > own && midint_bigdiv_applies(ctx, MIDINT_OP_DIVREM, (unsigned)(32u * w), own) &&
                         32u * (MIDINT_BIGDIV_MAX_BLOCKS + 1u) * w <= midint_max_bits(ctx, MIDINT_OP_SHL); /* its X */
         const size_t xw = one ? 3 * w : 2 * w; /* the dividend's words */
-        void *big, *r1, *q1, *q2;
+        void *big, *r1, *q1, *q2, *tsp = NULL;
         if ((st = alloc(t, 2 * xw, &big)) != MIDINT_OK || (st = alloc(t, 2 * w, &r1)) != MIDINT_OK ||
             (st = alloc(t, 2 * xw, &q1)) != MIDINT_OK || (st = alloc(t, 4 * w, &y[levels - 1])) != MIDINT_OK ||
-            (st = ctx->ops->fill(ctx, big, 0, 2 * xw * 4, t->stream)) != MIDINT_OK ||
-            (st = rows(t, big, xw, xw - w, node[levels - 1], w, w, w, 1)) != MIDINT_OK || /* T_s at the top */
-            (st = rows(t, big, xw, 2 * xw - w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
+            (st = ctx->ops->fill(ctx, big, 0, 2 * xw * 4, t->stream)) != MIDINT_OK)
+            return st;
+        if (o->count) { /* T_s Q mod T_c at the top */
+            if ((st = alloc(t, 2 * w, &tsp)) != MIDINT_OK ||
+                (st = fold_others(t, node[levels - 1], w, o, tsp)) != MIDINT_OK ||
+                (st = rows(t, big, xw, xw - w, tsp, w, 0, w, 2)) != MIDINT_OK)
+                return st;
+            release(t, tsp);
+        } else if ((st = rows(t, big, xw, xw - w, node[levels - 1], w, w, w, 1)) != MIDINT_OK || /* T_s at the top */
+                   (st = rows(t, big, xw, 2 * xw - w, node[levels - 1], w, 0, w, 1)) != MIDINT_OK)
             return st;
         const unsigned abits[] = {(unsigned)(32u * xw)};
         void *const d1[] = {q1, r1, big, node[levels - 1]};
@@ -350,7 +420,25 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         (st = ctx->ops->download_async(ctx, g, out, 0, count * n * 4, t->stream)) != MIDINT_OK ||
         (st = phase(t, "download", 0, count, n)) != MIDINT_OK)
         return st;
+    /* everything back for the next part (a split batch), in stream order */
+    void *const done[] = {node[0], levels ? y[0] : NULL, npad, x, bit, z, out};
+    for (unsigned i = 0; i < sizeof done / sizeof done[0]; i++)
+        release(t, done[i]);
     return ctx->ops->synchronize(ctx, t->stream);
+}
+
+/* Whether a tree of 2^levels moduli of `bits` bits is within the context's sizes: the root's children (n 2^(L-1)
+ * words) divide each other (and reduce the other parts' products, twice as wide, where the batch is split); their
+ * children's fractions (twice their n 2^(L-2) words) are multiplied by those children's squares; the leaves'
+ * fractions (2 n words) by the moduli. */
+static int fits(midint_context *ctx, unsigned bits, unsigned levels)
+{
+    const uint64_t top = (uint64_t)bits << levels, half = top / 2, leaf = levels ? 2ull * bits : 0;
+    return half <= midint_max_bits(ctx, MIDINT_OP_MOD) && half <= midint_max_bits(ctx, MIDINT_OP_DIVREM) &&
+           half <= midint_max_bits(ctx, MIDINT_OP_MUL) && half <= midint_max_bits(ctx, MIDINT_OP_MULLO) &&
+           half <= midint_max_bits(ctx, MIDINT_OP_ADD) && top / 4 <= midint_max_bits(ctx, MIDINT_OP_SQR) &&
+           leaf <= midint_max_bits(ctx, MIDINT_OP_MUL) && bits <= midint_max_bits(ctx, MIDINT_OP_SHR) &&
+           bits <= midint_max_bits(ctx, MIDINT_OP_GCD);
 }
 
 midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits, const uint32_t *moduli, uint32_t *g)
@@ -377,27 +465,45 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     unsigned levels = 0;
     while (((size_t)1 << levels) < count && levels < MAX_LEVELS - 1)
         levels++;
-    /* the root's children (n 2^(L-1) words) divide each other; their children's fractions (twice their n 2^(L-2)
-     * words) are multiplied by those children's squares; the leaves' fractions (2 n words) by the moduli */
-    const uint64_t top = (uint64_t)bits << levels, half = top / 2, leaf = levels ? 2ull * bits : 0;
-    if (half > midint_max_bits(ctx, MIDINT_OP_MOD) || half > midint_max_bits(ctx, MIDINT_OP_DIVREM) ||
-        half > midint_max_bits(ctx, MIDINT_OP_MUL) || half > midint_max_bits(ctx, MIDINT_OP_MULLO) ||
-        half > midint_max_bits(ctx, MIDINT_OP_ADD) || top / 4 > midint_max_bits(ctx, MIDINT_OP_SQR) ||
-        leaf > midint_max_bits(ctx, MIDINT_OP_MUL) || bits > midint_max_bits(ctx, MIDINT_OP_SHR) ||
-        bits > midint_max_bits(ctx, MIDINT_OP_GCD))
-        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: %zu moduli of %u bits make a product of %llu bits "
-                           "(the count rounded up to a power of two); this context multiplies at most %u-bit and "
-                           "divides at most %u-bit numbers, and takes gcds up to %u bits: split the batch", fn, count,
-                           bits, (unsigned long long)top, midint_max_bits(ctx, MIDINT_OP_MUL),
-                           midint_max_bits(ctx, MIDINT_OP_MOD), midint_max_bits(ctx, MIDINT_OP_GCD));
+    /* past the context's sizes (or the test hook's part), parts of 2^part moduli, the largest that fit */
+    unsigned part = levels;
+    while (part > 2 && ctx->hooks.gcd_part && ((size_t)1 << part) > ctx->hooks.gcd_part)
+        part--;
+    while (part > 2 && !fits(ctx, bits, part))
+        part--;
+    const size_t per = (size_t)1 << part, parts = part == levels ? 1 : (count + per - 1) / per;
+    if (!fits(ctx, bits, part) || parts > MAX_PARTS)
+        return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: %zu moduli of %u bits: this context multiplies at "
+                           "most %u-bit and divides at most %u-bit numbers, and takes gcds up to %u bits, so a part "
+                           "holds at most %zu of them (the product of a part, its count rounded up to a power of two, "
+                           "within twice those), and a batch at most %u parts: split the batch", fn, count, bits,
+                           midint_max_bits(ctx, MIDINT_OP_MUL), midint_max_bits(ctx, MIDINT_OP_MOD),
+                           midint_max_bits(ctx, MIDINT_OP_GCD), fits(ctx, bits, part) ? per : (size_t)0, MAX_PARTS);
     tree t;
     memset(&t, 0, sizeof t);
     t.ctx = ctx;
     const char *trace = getenv("MIDINT_TRACE_BATCH_GCD");
     t.trace = trace && strcmp(trace, "1") == 0;
     midint_status st = t.trace ? ctx->ops->timer_begin(ctx, t.stream) : MIDINT_OK;
-    if (st == MIDINT_OK)
-        st = run(&t, count, n, moduli, g, levels);
+    others all = {{NULL}, 0};
+    for (size_t j = 0; j < parts && parts > 1 && st == MIDINT_OK; j++) { /* every part's product, kept */
+        void *node[MAX_LEVELS];
+        const size_t first = j * per;
+        if ((st = product_tree(&t, count - first < per ? count - first : per, n, moduli + first * n, part, node)) ==
+            MIDINT_OK) {
+            for (unsigned k = 0; k < part; k++)
+                release(&t, node[k]);
+            all.prod[all.count++] = node[part];
+        }
+    }
+    for (size_t i = 0; i < parts && st == MIDINT_OK; i++) { /* each part with the others' products */
+        others o = {{NULL}, 0};
+        for (unsigned j = 0; j < all.count; j++)
+            if (j != i)
+                o.prod[o.count++] = all.prod[j];
+        const size_t first = i * per;
+        st = run(&t, count - first < per ? count - first : per, n, moduli + first * n, g + first * n, part, &o);
+    }
     if (st != MIDINT_OK)
         ctx->ops->synchronize(ctx, NULL);
     keep_or_free(&t, st == MIDINT_OK);

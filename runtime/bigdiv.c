@@ -54,7 +54,7 @@ _Static_assert(R_COUNT <= MIDINT_BIGDIV_BUFFERS, "a context buffer per region");
 typedef struct bigdiv {
     midint_context *ctx;
     void *stream;
-    int estimate;      /* the lowest block's quotient estimate, uncorrected, and no remainder (midint_bigdiv_quotient) */
+    int estimate;      /* the lowest block's quotient estimate alone, no remainder (midint_bigdiv_quotient) */
     size_t m;          /* instances of this pass */
     uint32_t n;        /* the divisor's words */
     void *r[R_COUNT];  /* the regions' handles */

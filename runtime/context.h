@@ -17,7 +17,7 @@
 #define MIDINT_BIGDIV_BUFFERS 32
 
 /* Device buffers of batch GCD's trees (batch_gcd.c) at most, kept between its calls. */
-#define MIDINT_TREE_BUFFERS 90
+#define MIDINT_TREE_BUFFERS 120
 
 /* The device workspace's cap until midint_set_workspace_bytes sets one (a composed mulmod's product counts under it). */
 #define MIDINT_DEFAULT_WORKSPACE_CAP ((size_t)4 << 30)

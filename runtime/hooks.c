@@ -47,5 +47,11 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
         snprintf(why, len, "MIDINT_TEST_WRAP_FROM is '%.40s'; expected a positive number of words", wrap);
         return MIDINT_ERR_INVALID_ARGUMENT;
     }
+    const char *part = getenv("MIDINT_TEST_GCD_PART");
+    if (part && *part &&
+        (sscanf(part, "%u", &h->gcd_part) != 1 || h->gcd_part < 4 || (h->gcd_part & (h->gcd_part - 1)))) {
+        snprintf(why, len, "MIDINT_TEST_GCD_PART is '%.40s'; expected a power of two of at least 4 moduli", part);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
     return MIDINT_OK;
 }

@@ -30,6 +30,8 @@ typedef struct midint_test_hooks {
     uint32_t wrap_from;            /* MIDINT_TEST_WRAP_FROM=W: batch_gcd.c's remainder tree takes wrapped products
                                     * (wrap_product.c) wherever the parents' fractions have at least W words, so that
                                     * CPU tests reach them at small sizes */
+    uint32_t gcd_part;             /* MIDINT_TEST_GCD_PART=P: midint_batch_gcd splits a batch of more than P moduli
+                                    * into parts of P (a power of two, at least 4), as it does past its sizes */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

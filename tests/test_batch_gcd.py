@@ -56,22 +56,36 @@ def require_ops(backend):
         pytest.skip(f"this build has no {', '.join(missing)} on {backend} (make gen)")
 
 
-def fits(ctx, count, bits):
-    """Whether the build's sizes hold a batch (midint_batch_gcd's own test): the root's children (half the product, the
-    count rounded up to a power of two) divided, the fractions below them (the same width) multiplied and added, their
-    children squared, the leaves' fractions (twice the moduli's width) multiplied, the gcds at the moduli's width."""
-    levels = max(count - 1, 0).bit_length()
+MAX_PARTS = 16   # runtime/batch_gcd.c
+
+
+def tree_fits(ctx, levels, bits):
+    """Whether a tree of 2^levels moduli is within the build's sizes (midint_batch_gcd's own test): the root's children
+    (half the product) divided, the fractions below them (the same width) multiplied and added, their children
+    squared, the leaves' fractions (twice the moduli's width) multiplied, the gcds at the moduli's width."""
     top = bits << levels
     big = min(ctx.max_bits(op) for op in ("mul", "mullo", "add", "mod", "divrem"))
     return (top // 2 <= big and top // 4 <= ctx.max_bits("sqr") and (not levels or 2 * bits <= ctx.max_bits("mul"))
             and bits <= min(ctx.max_bits("gcd"), ctx.max_bits("shr")))
 
 
-def check(ctx, moduli, bits=None, as_array=False):
+def fits(ctx, count, bits, part=None):
+    """Whether the batch is answered: in one tree, or split into at most MAX_PARTS parts of a power of two (at least
+    4) moduli that fit (`part`: MIDINT_TEST_GCD_PART's)."""
+    levels = max(count - 1, 0).bit_length()
+    p = levels
+    while p > 2 and part and 2 ** p > part:
+        p -= 1
+    while p > 2 and not tree_fits(ctx, p, bits):
+        p -= 1
+    return tree_fits(ctx, p, bits) and (p == levels or -(-count // 2 ** p) <= MAX_PARTS)
+
+
+def check(ctx, moduli, bits=None, as_array=False, part=None):
     """ctx.batch_gcd against the definition where the build's sizes hold the batch, else its refusal."""
     width = bits or max(32, -(-max(m.bit_length() for m in moduli) // 32) * 32)
     arg = midint.ints_to_limbs(moduli, width) if as_array else moduli
-    if not fits(ctx, len(moduli), width):
+    if not fits(ctx, len(moduli), width, part):
         with pytest.raises(midint.MidintError, match="split the batch"):
             ctx.batch_gcd(arg)
         return None
@@ -141,15 +155,42 @@ def test_batch_gcd_kept_buffers(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_batch_gcd_split_batches(backend, monkeypatch):
+    """A batch past the context's sizes runs in parts of a power of two moduli, each part's tree taking the other
+    parts' products in at its root (MIDINT_TEST_GCD_PART makes the parts small): weak keys whose shared primes and
+    repeats cross the parts, a last part of one modulus, mixed widths, all-ones moduli; past 16 parts, refused."""
+    require_ops(backend)
+    rnd = random.Random(28)
+    for part in (4, 8):
+        monkeypatch.setenv("MIDINT_TEST_GCD_PART", str(part))
+        with midint.Context(backend) as ctx:
+            for count, bits in ((5, 256), (9, 256), (23, 512), (33, 192)):
+                ms = weak_keys(rnd, count, bits)
+                p, q = prime(rnd, bits // 2), prime(rnd, bits // 2)
+                ms[1], ms[count - 1] = p * q, p * prime(rnd, bits // 2)     # a prime shared across the parts
+                ms[count - 2] = ms[2]                                       # a modulus repeated in another part
+                ms = [(m >> rnd.randrange(1, 40)) | 1 if 3 <= i < count - 2 and i % 4 == 3 else m  # mixed widths
+                      for i, m in enumerate(ms)]
+                got = check(ctx, ms, part=part)
+                assert got is None or (got[1] == p and got[count - 1] == p and got[count - 2] == ms[2])
+            top = (1 << 256) - 1
+            check(ctx, [top, 3, top, 1, top >> 1, 2, 5, top, (1 << 255) + 1, top, top - 2], bits=256, part=part)
+    monkeypatch.setenv("MIDINT_TEST_GCD_PART", "4")
+    with midint.Context(backend) as ctx:
+        with pytest.raises(midint.MidintError, match="at most 16 parts"):
+            ctx.batch_gcd([rnd.getrandbits(64) | 1 for _ in range(65)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_batch_gcd_refusals(backend):
     require_ops(backend)
     with midint.Context(backend) as ctx:
         with pytest.raises(midint.MidintValueError, match=r"moduli\[2\] is zero"):
             ctx.batch_gcd([3, 5, 0, 7])
-        # the root's children past the division's largest size
-        too_many = (min(ctx.max_bits(op) for op in ("mul", "mullo", "add", "mod", "divrem")) // 4096) * 2 + 1
+        # moduli past the gcds' largest size: not even a part of 4 fits
+        wide = ctx.max_bits("gcd") // 32 + 1
         with pytest.raises(midint.MidintError, match="split the batch"):
-            ctx.batch_gcd(np.ones((too_many, 128), np.uint32))
+            ctx.batch_gcd(np.ones((5, wide), np.uint32))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
