@@ -80,6 +80,9 @@ typedef struct midint_backend_ops {
      * built (OpenCL: a kernel's work-group limit falls with its registers); dispatch then picks another. NULL:
      * midint_variant_fits says it all. */
     int (*kernels_run)(midint_context *ctx, const midint_variant *v);
+    /* Device memory a new allocation may take now, in bytes: what is free (CUDA), or the device's global memory
+     * (OpenCL tells no more). NULL: unknown. */
+    midint_status (*memory_free)(midint_context *ctx, size_t *bytes);
 } midint_backend_ops;
 
 /* Backends compiled into this library, in MIDINT_BACKEND_AUTO's order of preference. */

@@ -180,6 +180,17 @@ static midint_status cu_copy(midint_context *ctx, void *dst, const void *src, si
     return copy_async(ctx, dst, src, bytes, cudaMemcpyDefault, stream);
 }
 
+static midint_status cu_memory_free(midint_context *ctx, size_t *bytes)
+{
+    size_t free_bytes = 0, total = 0;
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaMemGetInfo(&free_bytes, &total);
+    *bytes = free_bytes;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaMemGetInfo");
+}
+
 /* cudaMemsetAsync sets bytes: a word whose four bytes differ is set a byte at a time, each a 2D memset of one byte
  * in every word (pitch 4); the fills of zeros, the common case, are one memset. */
 static midint_status cu_fill(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream)
@@ -366,6 +377,7 @@ const midint_backend_ops midint_backend_cuda = {
     .fence_sync = cu_fence_sync,
     .host_alias = cu_host_alias,
     .fill = cu_fill,
+    .memory_free = cu_memory_free,
     .copy_rect = cu_copy_rect,
     .kernels_run = NULL, /* the block limits are known at open */
 };

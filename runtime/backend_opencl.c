@@ -364,6 +364,14 @@ static midint_status ocl_copy(midint_context *ctx, void *dst, const void *src, s
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBuffer");
 }
 
+static midint_status ocl_memory_free(midint_context *ctx, size_t *bytes)
+{
+    cl_ulong global = 0;
+    cl_int err = midint_cl.clGetDeviceInfo(STATE(ctx)->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+    *bytes = global > SIZE_MAX ? SIZE_MAX : (size_t)global;
+    return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clGetDeviceInfo");
+}
+
 static midint_status ocl_fill(midint_context *ctx, void *buf, uint32_t value, size_t bytes, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
@@ -525,6 +533,7 @@ const midint_backend_ops midint_backend_opencl = {
     .fence_sync = ocl_fence_sync,
     .host_alias = NULL, /* kernels may not write a mapped buffer (OpenCL 1.2) */
     .fill = ocl_fill,
+    .memory_free = ocl_memory_free,
     .copy_rect = ocl_copy_rect,
     .kernels_run = ocl_kernels_run,
 };

@@ -441,6 +441,40 @@ static int fits(midint_context *ctx, unsigned bits, unsigned levels)
            bits <= midint_max_bits(ctx, MIDINT_OP_GCD);
 }
 
+/* Device bytes a tree of 2^levels moduli of n words takes at most, with `parts` products of a split batch kept:
+ * (levels + TREE_SPARE) n 2^L words. Its own buffers are (levels + 21) n 2^L (counted on PoCL from 2^2 to 2^14
+ * moduli), the root division's temporaries 27 n 2^L (27 n words an instance of its w = n 2^(L-1), two instances),
+ * and the products' transforms come beside them: the peak of live device memory on an H100 was (levels + 65) to
+ * (levels + 71) n 2^L words from 2^16 to 2^20 moduli of 1024 bits. */
+#define TREE_SPARE 80u
+static uint64_t tree_bytes(uint32_t n, unsigned levels, size_t parts)
+{
+    return ((uint64_t)n << levels) * 4u * (levels + TREE_SPARE + (parts > 1 ? parts : 0));
+}
+
+/* What a call may allocate on the device: what is free, and what the context holds that the call reuses (the kept
+ * trees, the workspace); the test hook's figure where set; unknown (no limit) where the backend cannot tell. */
+static uint64_t device_room(midint_context *ctx)
+{
+    size_t free_bytes = 0;
+    if (ctx->hooks.device_bytes)
+        return ctx->hooks.device_bytes;
+    if (!ctx->ops->memory_free || ctx->ops->memory_free(ctx, &free_bytes) != MIDINT_OK)
+        return UINT64_MAX;
+    uint64_t room = free_bytes + ctx->ws.bytes + ctx->ws2.bytes + ctx->st.bytes;
+    for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
+        room += ctx->div_tmp[k].bytes;
+    for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
+        room += ctx->tree_kept[k].bytes;
+    return room;
+}
+
+/* Parts of 2^part moduli a batch of count takes (1: the batch's own tree of 2^levels). */
+static size_t parts_of(size_t count, unsigned part, unsigned levels)
+{
+    return part == levels ? 1 : (count + ((size_t)1 << part) - 1) >> part;
+}
+
 midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits, const uint32_t *moduli, uint32_t *g)
 {
     const char *fn = "midint_batch_gcd";
@@ -465,13 +499,21 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     unsigned levels = 0;
     while (((size_t)1 << levels) < count && levels < MAX_LEVELS - 1)
         levels++;
-    /* past the context's sizes (or the test hook's part), parts of 2^part moduli, the largest that fit */
+    /* past the context's sizes or the device's memory (or the test hook's part), parts of 2^part moduli, the largest
+     * that fit */
     unsigned part = levels;
+    const uint64_t room = device_room(ctx);
     while (part > 2 && ctx->hooks.gcd_part && ((size_t)1 << part) > ctx->hooks.gcd_part)
         part--;
-    while (part > 2 && !fits(ctx, bits, part))
+    while (part > 2 && (!fits(ctx, bits, part) || tree_bytes(n, part, parts_of(count, part, levels)) > room))
         part--;
-    const size_t per = (size_t)1 << part, parts = part == levels ? 1 : (count + per - 1) / per;
+    const size_t per = (size_t)1 << part, parts = parts_of(count, part, levels);
+    if (fits(ctx, bits, part) && parts <= MAX_PARTS && tree_bytes(n, part, parts) > room)
+        return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: %zu moduli of %u bits need about %llu bytes of device "
+                           "memory in %s of %zu (the product tree's levels, the remainder tree's working set, the "
+                           "root's division and the products' transforms); the device has %llu bytes for it",
+                           fn, count, bits, (unsigned long long)tree_bytes(n, part, parts),
+                           parts > 1 ? "parts" : "one tree", per, (unsigned long long)room);
     if (!fits(ctx, bits, part) || parts > MAX_PARTS)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "%s: %zu moduli of %u bits: this context multiplies at "
                            "most %u-bit and divides at most %u-bit numbers, and takes gcds up to %u bits, so a part "

@@ -53,5 +53,10 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
         snprintf(why, len, "MIDINT_TEST_GCD_PART is '%.40s'; expected a power of two of at least 4 moduli", part);
         return MIDINT_ERR_INVALID_ARGUMENT;
     }
+    const char *room = getenv("MIDINT_TEST_DEVICE_BYTES");
+    if (room && *room && (sscanf(room, "%zu", &h->device_bytes) != 1 || h->device_bytes == 0)) {
+        snprintf(why, len, "MIDINT_TEST_DEVICE_BYTES is '%.40s'; expected a positive number of bytes", room);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
     return MIDINT_OK;
 }

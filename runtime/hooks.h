@@ -32,6 +32,8 @@ typedef struct midint_test_hooks {
                                     * CPU tests reach them at small sizes */
     uint32_t gcd_part;             /* MIDINT_TEST_GCD_PART=P: midint_batch_gcd splits a batch of more than P moduli
                                     * into parts of P (a power of two, at least 4), as it does past its sizes */
+    size_t device_bytes;           /* MIDINT_TEST_DEVICE_BYTES=B: midint_batch_gcd sizes its parts as if the device had
+                                    * B bytes free */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

@@ -349,9 +349,10 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes);
  * with zero words): g[i] = gcd(moduli[i], the product of all the others), bits/32 words each: 1 where moduli[i]
  * shares no factor with the rest, a shared prime where two RSA moduli share one, moduli[i] itself where it shares
  * both (or is repeated).  Bernstein's product and remainder trees on the device.  A batch whose product (the count
- * rounded up to a power of two) is past what the context multiplies and divides runs in up to 16 parts, each a
- * power of two of moduli, the other parts' products taken in at each part's root; past that, or with moduli wider
- * than gcd takes, MIDINT_ERR_BITS_TOO_LARGE says so before anything runs.  Synchronous. */
+ * rounded up to a power of two) is past what the context multiplies and divides, or whose trees would not fit the
+ * device's free memory, runs in up to 16 parts, each a power of two of moduli, the other parts' products taken in
+ * at each part's root; past that, or with moduli wider than gcd takes, MIDINT_ERR_BITS_TOO_LARGE (or
+ * MIDINT_ERR_OUT_OF_MEMORY, with the bytes needed) says so before anything runs.  Synchronous. */
 midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits, const uint32_t *moduli, uint32_t *g);
 
 /* ---- Fused expressions (docs/expressions.md) ----

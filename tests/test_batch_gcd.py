@@ -179,6 +179,20 @@ def test_batch_gcd_split_batches(backend, monkeypatch):
     with midint.Context(backend) as ctx:
         with pytest.raises(midint.MidintError, match="at most 16 parts"):
             ctx.batch_gcd([rnd.getrandbits(64) | 1 for _ in range(65)])
+    # parts sized by the device's memory (MIDINT_TEST_DEVICE_BYTES: as if it had that much free): 40 moduli of 256
+    # bits take about 176 KB in one tree and 45 KB in parts of 16; too little even for parts of 4 is refused, saying
+    # how much it needs
+    monkeypatch.delenv("MIDINT_TEST_GCD_PART")
+    ms = weak_keys(rnd, 40, 256)
+    p = prime(rnd, 128)
+    ms[3], ms[38] = p * prime(rnd, 128), p * prime(rnd, 128)   # in the first part and the third
+    monkeypatch.setenv("MIDINT_TEST_DEVICE_BYTES", "60000")
+    with midint.Context(backend) as ctx:
+        check(ctx, ms)
+    monkeypatch.setenv("MIDINT_TEST_DEVICE_BYTES", "1000")
+    with midint.Context(backend) as ctx:
+        with pytest.raises(midint.MidintMemoryError, match=r"need about \d+ bytes of device memory in parts of 4"):
+            ctx.batch_gcd(ms)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
