@@ -145,13 +145,16 @@ def test_batch_gcd_kept_buffers(backend):
     every call allocates and frees its own."""
     require_ops(backend)
     rnd = random.Random(27)
-    big, small = weak_keys(rnd, 40, 256), weak_keys(rnd, 9, 512)
+    big, small, tiny = weak_keys(rnd, 40, 256), weak_keys(rnd, 9, 512), weak_keys(rnd, 9, 64)
     with midint.Context(backend) as ctx:
         first = check(ctx, big)
         assert check(ctx, small) is None or check(ctx, big) == first
-        ctx.set_workspace_bytes(4096)
-        check(ctx, small)
-        check(ctx, big[:23])
+        # 1 KB: below these trees' buffers (3 KB and more), and no kernel of theirs takes workspace (the root's
+        # children of at most 512 bits are within every build's division kernels)
+        ctx.set_workspace_bytes(1024)
+        check(ctx, tiny)
+        check(ctx, tiny[:5])
+        check(ctx, tiny)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
