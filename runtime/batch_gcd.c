@@ -12,6 +12,7 @@
 #include "dispatch.h"
 #include "kernel_call.h"
 #include "ops.h"
+#include "plan.h"
 #include "wrap_product.h"
 
 /* Levels of the tree at most (2^40 leaves). */
@@ -452,8 +453,9 @@ static uint64_t tree_bytes(uint32_t n, unsigned levels, size_t parts)
     return ((uint64_t)n << levels) * 4u * (levels + TREE_SPARE + (parts > 1 ? parts : 0));
 }
 
-/* What a call may allocate on the device: what is free, and what the context holds that the call reuses (the kept
- * trees, the workspace); the test hook's figure where set; unknown (no limit) where the backend cannot tell. */
+/* What a call may allocate on the device: what is free, and what the context holds that the call reuses (all it
+ * holds but a composed mulmod's product: the kept trees, the workspace, the division's temporaries); the test hook's
+ * figure where set; unknown (no limit) where the backend cannot tell. */
 static uint64_t device_room(midint_context *ctx)
 {
     size_t free_bytes = 0;
@@ -461,12 +463,7 @@ static uint64_t device_room(midint_context *ctx)
         return ctx->hooks.device_bytes;
     if (!ctx->ops->memory_free || ctx->ops->memory_free(ctx, &free_bytes) != MIDINT_OK)
         return UINT64_MAX;
-    uint64_t room = free_bytes + ctx->ws.bytes + ctx->ws2.bytes + ctx->st.bytes;
-    for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
-        room += ctx->div_tmp[k].bytes;
-    for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
-        room += ctx->tree_kept[k].bytes;
-    return room;
+    return (uint64_t)free_bytes + midint_workspace_held(ctx) - ctx->composed_tmp.bytes;
 }
 
 /* Parts of 2^part moduli a batch of count takes (1: the batch's own tree of 2^levels). */

@@ -721,12 +721,7 @@ midint_status midint_set_workspace_bytes(midint_context *ctx, size_t bytes)
     if (bytes == 0)
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "midint_set_workspace_bytes: bytes must be positive");
     ctx->workspace_cap = bytes;
-    size_t held = ctx->ws.bytes + ctx->ws2.bytes + ctx->st.bytes + ctx->composed_tmp.bytes;
-    for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
-        held += ctx->div_tmp[k].bytes;
-    for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
-        held += ctx->tree_kept[k].bytes;
-    if (held > bytes)
+    if (midint_workspace_held(ctx) > bytes)
         midint_workspace_free(ctx);
     return MIDINT_OK;
 }

@@ -169,16 +169,37 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
     return MIDINT_OK;
 }
 
-void midint_workspace_free(midint_context *ctx)
+/* Every device buffer the context holds between calls: the workspace, the composed product's, the division's
+ * temporaries and batch GCD's kept trees (one list, so that what is counted is what is freed). */
+enum { HELD_BUFFERS = 4 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS };
+static void held_buffers(midint_context *ctx, midint_staging_buf **bufs)
 {
-    midint_staging_buf *bufs[4 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS] = {&ctx->ws, &ctx->ws2, &ctx->st,
-                                                                                &ctx->composed_tmp};
+    bufs[0] = &ctx->ws;
+    bufs[1] = &ctx->ws2;
+    bufs[2] = &ctx->st;
+    bufs[3] = &ctx->composed_tmp;
     for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
         bufs[4 + k] = &ctx->div_tmp[k];
     for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
         bufs[4 + MIDINT_BIGDIV_BUFFERS + k] = &ctx->tree_kept[k];
+}
+
+size_t midint_workspace_held(midint_context *ctx)
+{
+    midint_staging_buf *bufs[HELD_BUFFERS];
+    size_t held = 0;
+    held_buffers(ctx, bufs);
+    for (unsigned k = 0; k < HELD_BUFFERS; k++)
+        held += bufs[k]->bytes;
+    return held;
+}
+
+void midint_workspace_free(midint_context *ctx)
+{
+    midint_staging_buf *bufs[HELD_BUFFERS];
+    held_buffers(ctx, bufs);
     int synced = 0;
-    for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++) {
+    for (unsigned k = 0; k < HELD_BUFFERS; k++) {
         if (bufs[k]->buf) {
             if (!synced++)   /* once, for the work that uses any of them */
                 ctx->ops->fence_sync(ctx, MIDINT_FENCE_WS);

@@ -44,8 +44,12 @@ midint_status midint_plan_run(midint_context *ctx, const midint_plan *p, const m
  * the work that used it is done (the workspace fence). */
 midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, size_t bytes);
 
-/* Release the workspace, the composed product's buffer with it (after the work that uses them is done). */
+/* Release the workspace, the composed product's buffer, the division's temporaries and batch GCD's kept trees with it
+ * (after the work that uses them is done). */
 void midint_workspace_free(midint_context *ctx);
+
+/* Bytes of those buffers the context holds now. */
+size_t midint_workspace_held(midint_context *ctx);
 
 /* The device buffer of NTT twiddle tables, made and uploaded on first use; on failure the message is set. */
 midint_status midint_ntt_table(midint_context *ctx, void **out);
