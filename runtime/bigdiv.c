@@ -212,20 +212,15 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
     const uint32_t n = z->n;
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
-    if (estimate && !trivial) {
-        if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK || (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK)
-            return st;
-        return add(z, n, q, q, yh);
-    }
     if (trivial) {
         if ((st = zero(z, q, n)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
             return st;
     } else if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK ||
                (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK || (st = add(z, n, q, q, yh)) != MIDINT_OK ||
-               (st = mul(z, n, p, q, z->r[R_DN])) != MIDINT_OK ||
+               estimate || (st = mul(z, n, p, q, z->r[R_DN])) != MIDINT_OK ||
                (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK ||
                (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK) {
-        return st;
+        return st; /* a failure, or the estimate alone */
     }
     if ((st = correct(z, r)) != MIDINT_OK || (st = zero(z, cb, n)) != MIDINT_OK ||
         (st = copy(z, cb, n, 0, z->r[R_CNT], 1, 0, 1)) != MIDINT_OK)
