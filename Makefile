@@ -137,7 +137,7 @@ PY_CONVERT := $(if $(wildcard $(firstword $(PY_EXT))/Python.h),python/midint/_co
 ifneq ($(PY_CONVERT),)
 pyext: $(PY_CONVERT)
 $(PY_CONVERT): python/midint/_convert.c
-	$(CC) $(CFLAGS) -O3 -fPIC -shared -Wall -Wextra -I$(firstword $(PY_EXT)) $< -o $@
+	$(CC) $(CFLAGS) -O3 -fPIC -shared -pthread -Wall -Wextra -I$(firstword $(PY_EXT)) $< -o $@
 else
 pyext:
 	@echo "pyext: no CPython headers for $(PYTHON): midint._convert not built; the tests take the pure-Python path"

@@ -50,7 +50,8 @@ class build_with_library(build_py):
 
 # optional: a failed compile is a warning, and the package converts in pure Python. -O3: GCC vectorizes the
 # converter's digit-group loops only there (about 1.5x faster conversions than -O2, python/README.md).
-CONVERT = Extension("midint._convert", ["python/midint/_convert.c"], optional=True, extra_compile_args=["-O3"])
+CONVERT = Extension("midint._convert", ["python/midint/_convert.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
+                    extra_link_args=["-pthread"])
 WITH_CONVERT = platform.python_implementation() == "CPython" and os.environ.get("MIDINT_NO_EXTENSION", "") in ("", "0")
 
 

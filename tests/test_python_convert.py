@@ -324,6 +324,83 @@ def test_ext_arguments(ext):
     assert ext.ints_to_limbs([1, np.int64(2)], bytearray(8), 1) == 1   # NumPy integers: handed back
 
 
+@pytest.mark.parametrize("bits", (64, 96, 544, 4096))
+def test_ext_threads(ext, bits):
+    """Rows shared between threads (as many as asked, more than rows, one per row) give the same ints and limbs as
+    one thread, and a refusal names the first refused item whichever thread met it."""
+    rng = random.Random(bits + 7)
+    vals = edge_values(bits, rng)[:150] + [0, 1, 2**64 - 1, 2**64]   # rows of at most 64 bits: CPython's own ints
+    vals = [v % (1 << bits) for v in vals]
+    want = want_limbs(vals, bits)
+    words = bits // 32
+    for threads in (1, 2, 3, 7, len(vals), len(vals) + 5, 64, 1000):
+        out = np.empty_like(want)
+        assert ext.ints_to_limbs(vals, out, words, True, threads) == -1 and (out == want).all(), threads
+        out = np.empty_like(want)
+        assert ext.ints_to_limbs(vals, out, words, False, threads) == -1 and (out == want).all(), threads
+        assert ext.limbs_to_ints(want, words, threads) == vals, threads
+        assert ext.limbs_to_ints(want[:1], words, threads) == vals[:1]
+        assert ext.limbs_to_ints(want[:0], words, threads) == []
+        assert ext.ints_to_limbs([], bytearray(), words, True, threads) == -1
+        assert ext.widest_bits(vals, threads) == (max(v.bit_length() for v in vals), -1)
+        assert ext.widest_bits([], threads) == (0, -1) and ext.widest_bits([0] * 9, threads) == (0, -1)
+        # refused items in the last rows and in the first third: the first is named, a caller's out untouched
+        for bad_at in ((len(vals) - 1,), (len(vals) - 2, 5), (0, len(vals) - 1)):
+            bad = list(vals)
+            for i in bad_at:
+                bad[i] = -1 if i % 2 else 1 << bits
+            out = np.full_like(want, 0xEEEEEEEE)
+            assert ext.ints_to_limbs(bad, out, words, True, threads) == min(bad_at)
+            assert (out == 0xEEEEEEEE).all()
+            assert ext.ints_to_limbs(bad, np.empty_like(want), words, False, threads) == min(bad_at)
+            negative = [i for i in bad_at if i % 2]   # widest_bits refuses only the negative ones
+            assert ext.widest_bits(bad, threads) == ((0, min(negative)) if negative else (bits + 1, -1))
+
+
+def test_threads_through_convert(path, monkeypatch):
+    """convert.py's own calls with the rows split between threads after a few words each."""
+    monkeypatch.setattr(convert, "_THREADS", 5)
+    monkeypatch.setattr(convert, "_WORDS_PER_THREAD", 8)
+    assert convert._threads(100, 4) == 5 and convert._threads(3, 4) == 1 and convert._threads(0, 4) == 1
+    rng = random.Random(11)
+    for bits in (96, 544):
+        vals = edge_values(bits, rng)[:200]
+        arr = midint.ints_to_limbs(vals, bits)
+        assert (arr == want_limbs(vals, bits)).all()
+        assert midint.limbs_to_ints(arr) == vals
+        with pytest.raises(ValueError, match=r"a\[150\] is negative"):
+            midint.ints_to_limbs(vals[:150] + [-1] + vals[150:], bits)
+
+
+def test_widest_bits(path, monkeypatch):
+    """convert.widest_bits: the largest bit length, refusals named as ints_to_limbs names them."""
+    monkeypatch.setattr(convert, "_WORDS_PER_THREAD", 1)
+    rng = random.Random(5)
+    for bits in (32, 544, 4096):
+        vals = edge_values(bits, rng)
+        assert convert.widest_bits(vals) == bits
+        assert convert.widest_bits(tuple(vals[:-1]) + (1 << (bits + 40),)) == bits + 41
+        assert convert.widest_bits(iter(vals)) == bits
+    assert convert.widest_bits([]) == 0 and convert.widest_bits([0, 0]) == 0
+    assert convert.widest_bits([np.uint32(7), 2**70, True]) == 71   # NumPy integers and bools by their value
+    with pytest.raises(ValueError, match=r"moduli\[2\] is negative"):
+        convert.widest_bits([1, 2**200, -5, "x"], "moduli")
+    with pytest.raises(TypeError, match=r"a\[1\] is a str"):
+        convert.widest_bits([1, "x", -5])
+
+
+def test_env_threads():
+    code = "import midint.convert as c; print(c._THREADS)"
+    env = {"PYTHONPATH": str(PKG.parent), "PATH": "/usr/bin:/bin"}
+    run = lambda value: subprocess.run([sys.executable, "-c", code], env={**env, "MIDINT_CONVERT_THREADS": value},
+                                       capture_output=True, text=True)
+    assert run("3").stdout.strip() == "3"
+    assert 1 <= int(run("").stdout.strip()) <= 8
+    for value, message in (("0", "at least 1 thread"), ("two", "not a whole number")):
+        out = run(value)
+        assert out.returncode != 0 and message in out.stderr, out.stderr
+
+
 def test_ext_references_and_buffers(ext):
     """Every reference and buffer taken is given back, on success and on refusal."""
     big, small = 2**300 + 1, 12345

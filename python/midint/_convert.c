@@ -199,22 +199,22 @@ static inline void view_close(int_view *iv)
 #endif
 }
 
-/* 1: v is an int, not negative, of at most `bits` bits; 0: not (the pure path says why); -1: an exception. */
-static inline int item_fits(PyObject *v, Py_ssize_t bits)
+/* v's bit length; -1 when v is not an int or is negative (the pure path says why); -2 on an exception. */
+static inline Py_ssize_t item_bits(PyObject *v)
 {
     int_view iv;
     if (!PyLong_Check(v))
-        return 0;
-    if (view_open(v, &iv) < 0)
         return -1;
+    if (view_open(v, &iv) < 0)
+        return -2;
     /* normalized: the top digit is nonzero */
-    int fits = !iv.negative &&
-               (iv.ndigits == 0 || DIGIT_BITS * (iv.ndigits - 1) + bit_length32(iv.digits[iv.ndigits - 1]) <= bits);
+    Py_ssize_t bits = iv.negative ? -1 : iv.ndigits == 0 ? 0
+                    : DIGIT_BITS * (iv.ndigits - 1) + bit_length32(iv.digits[iv.ndigits - 1]);
     view_close(&iv);
-    return fits;
+    return bits;
 }
 
-/* v's words into row (nw words), zero-padded; v has passed item_fits. */
+/* v's words into row (nw words), zero-padded; v has passed item_check. */
 static inline int item_write(PyObject *v, uint32_t *row, Py_ssize_t nw)
 {
     int_view iv;
@@ -225,50 +225,36 @@ static inline int item_write(PyObject *v, uint32_t *row, Py_ssize_t nw)
     return 0;
 }
 
-/* A new int of nd > 2 digits (so never one of CPython's cached small ints) filled by words_to_digits. */
-static inline PyObject *new_int(const uint32_t *w, Py_ssize_t used, Py_ssize_t nd)
-{
 #if defined(CONV_EXPORT)
-    void *digits;
-    PyLongWriter *writer = PyLongWriter_Create(0, nd, &digits);
-    if (!writer)
-        return NULL;
-    words_to_digits(w, used, digits, nd);
-    return PyLongWriter_Finish(writer);
-#else
-    PyLongObject *r = _PyLong_New(nd);   /* positive, nd digits: normalized once filled, the top digit nonzero */
-    if (!r)
-        return NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-    words_to_digits(w, used, r->long_value.ob_digit, nd);
-#else
-    words_to_digits(w, used, r->ob_digit, nd);
-#endif
-    return (PyObject *)r;
-#endif
-}
-
-/* The int held by row (nw words): a new reference, or NULL with an exception. */
+/* The int held by row (nw words): a new reference, or NULL with an exception. The digits layouts make their ints in
+ * limbs_to_ints's passes instead. */
 static inline PyObject *item_read(const uint32_t *row, Py_ssize_t nw)
 {
     Py_ssize_t used, bits = row_bits(row, nw, &used);
     if (bits <= 64)   /* CPython's own constructor: cached small ints, its compact form */
         return PyLong_FromUnsignedLongLong(used == 0 ? 0 : used == 1 ? row[0] : row[0] | (uint64_t)row[1] << 32);
-    return new_int(row, used, (bits + DIGIT_BITS - 1) / DIGIT_BITS);
+    Py_ssize_t nd = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
+    void *digits;
+    PyLongWriter *writer = PyLongWriter_Create(0, nd, &digits);
+    if (!writer)
+        return NULL;
+    words_to_digits(row, used, digits, nd);
+    return PyLongWriter_Finish(writer);
 }
+#endif
 
 #else /* CONV_BYTES: CPython's byte-array functions do the layout's work */
 
-static inline int item_fits(PyObject *v, Py_ssize_t bits)
+static inline Py_ssize_t item_bits(PyObject *v)
 {
     if (!PyLong_Check(v) || _PyLong_Sign(v) < 0)
-        return 0;
+        return -1;
     size_t n = _PyLong_NumBits(v);
-    if (n == (size_t)-1 && PyErr_Occurred()) {   /* more bits than a size_t counts: certainly too wide */
+    if (n == (size_t)-1 && PyErr_Occurred()) {   /* more bits than a size_t counts: wider than any width */
         PyErr_Clear();
-        return 0;
+        return PY_SSIZE_T_MAX;
     }
-    return n <= (size_t)bits;
+    return n > (size_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)n;
 }
 
 static inline int item_write(PyObject *v, uint32_t *row, Py_ssize_t nw)
@@ -318,11 +304,77 @@ static int get_words(PyObject *obj, Py_buffer *view, int flags, const char *what
     return 0;
 }
 
-/* -1 when item i is taken, i when it is refused, -2 on an exception (item_fits's answers as ints_to_limbs's). */
+/* ---- a pass over the rows, split between threads ----
+ * The passes below read or write only memory: the ints' digits, the limb rows, and new ints that no one else holds
+ * yet. The calling thread keeps the GIL throughout, so no Python code runs and the items stay as they were read;
+ * the other threads call nothing of CPython's. Only the digits layouts read ints as plain memory, so the export
+ * and bytes paths (CPython calls per item) take one thread. */
+
+#if defined(CONV_DIGITS) && !defined(_WIN32)
+#define CONV_THREADS 1
+#include <pthread.h>
+#endif
+
+#define MAX_THREADS 64
+
+/* The smallest refused index of rows [lo, hi), -1 when none is, -2 on an exception (one thread only). */
+typedef Py_ssize_t (*span_fn)(void *job, Py_ssize_t lo, Py_ssize_t hi);
+
+typedef struct {
+    span_fn fn;
+    void *job;
+    Py_ssize_t lo, hi, result;
+} span;
+
+#if defined(CONV_THREADS)
+static void *span_run(void *arg)
+{
+    span *s = arg;
+    s->result = s->fn(s->job, s->lo, s->hi);
+    return NULL;
+}
+#endif
+
+/* fn over rows [0, n) in up to `threads` contiguous spans, the calling thread taking the first (and any span whose
+ * thread did not start); the smallest refused index of any span, -1 when none, -2 on an exception. */
+static Py_ssize_t over_rows(span_fn fn, void *job, Py_ssize_t n, int threads)
+{
+#if defined(CONV_THREADS)
+    span spans[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    int parts = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    if (parts > n)
+        parts = n > 0 ? (int)n : 1;
+    for (int t = 0; t < parts; t++)
+        spans[t] = (span){fn, job, n * t / parts, n * (t + 1) / parts, -1};
+    for (int t = 1; t < parts; t++)
+        started[t] = pthread_create(&ids[t], NULL, span_run, &spans[t]) == 0;
+    spans[0].result = fn(job, spans[0].lo, spans[0].hi);
+    Py_ssize_t result = -1;
+    for (int t = 0; t < parts; t++) {
+        if (t && started[t])
+            pthread_join(ids[t], NULL);
+        else if (t)
+            spans[t].result = fn(job, spans[t].lo, spans[t].hi);
+        Py_ssize_t r = spans[t].result;
+        if (r == -2 || result == -2)
+            result = -2;
+        else if (r >= 0 && (result < 0 || r < result))
+            result = r;
+    }
+    return result;
+#else
+    (void)threads;
+    return fn(job, 0, n);
+#endif
+}
+
+/* -1 when item i is taken (an int, not negative, of at most `bits` bits), i when it is refused, -2 on an exception. */
 static inline Py_ssize_t item_check(PyObject *v, Py_ssize_t bits, Py_ssize_t i)
 {
-    int fits = item_fits(v, bits);
-    return fits > 0 ? -1 : fits == 0 ? i : -2;
+    Py_ssize_t n = item_bits(v);
+    return n < -1 ? -2 : n >= 0 && n <= bits ? -1 : i;
 }
 
 static int check_words(Py_ssize_t words)
@@ -334,21 +386,44 @@ static int check_words(Py_ssize_t words)
     return 0;
 }
 
+/* ints_to_limbs's spans: check only, write only (all checked before), or check each item just before writing it */
+typedef struct {
+    PyObject **items;
+    uint32_t *rows;
+    Py_ssize_t words;
+    int check, write;
+} to_limbs_job;
+
+static Py_ssize_t to_limbs_span(void *arg, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const to_limbs_job *job = arg;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_ssize_t bad = job->check ? item_check(job->items[i], 32 * job->words, i) : -1;
+        if (bad != -1)
+            return bad;
+        if (job->write && item_write(job->items[i], job->rows + i * job->words, job->words) < 0)
+            return -2;
+    }
+    return -1;
+}
+
 PyDoc_STRVAR(ints_to_limbs_doc,
-"ints_to_limbs(values, out, words, check_first=True) -> int\n\n"
+"ints_to_limbs(values, out, words, check_first=True, threads=1) -> int\n\n"
 "Writes each int of the sequence values as `words` little-endian 32-bit words into the C-contiguous writable\n"
 "buffer out (len(values) * words words). Returns -1 when every item was written; otherwise the index of the\n"
 "first item that is not an int, is negative or has more than 32 * words bits: out is then left untouched with\n"
-"check_first (all items checked first), or holds the rows before that item without it (one pass, faster).");
+"check_first (all items checked first), or holds some other rows (one pass, faster; for a fresh buffer to be\n"
+"dropped). threads: how many threads share the rows (1 where the layout is not read as plain memory).");
 
 static PyObject *ints_to_limbs(PyObject *self, PyObject *args)
 {
     PyObject *values, *out, *seq = NULL, *result = NULL;
     Py_ssize_t words, bad = -1;
-    int check_first = 1;
+    int check_first = 1, threads = 1;
     Py_buffer view;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOn|p:ints_to_limbs", &values, &out, &words, &check_first) || check_words(words) < 0)
+    if (!PyArg_ParseTuple(args, "OOn|pi:ints_to_limbs", &values, &out, &words, &check_first, &threads) ||
+        check_words(words) < 0)
         return NULL;
     if (get_words(out, &view, PyBUF_WRITABLE, "out") < 0)
         return NULL;
@@ -357,7 +432,6 @@ static PyObject *ints_to_limbs(PyObject *self, PyObject *args)
     if (!(seq = items_of(values)))
         goto done;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
     if (n > PY_SSIZE_T_MAX / 4 / words || view.len != n * words * 4) {
         PyErr_Format(PyExc_ValueError, "out holds %zd bytes; %zd ints of %zd words need %zd", view.len, n, words,
                      n <= PY_SSIZE_T_MAX / 4 / words ? n * words * 4 : PY_SSIZE_T_MAX);
@@ -365,15 +439,12 @@ static PyObject *ints_to_limbs(PyObject *self, PyObject *args)
     }
     /* all items checked before any is written (check_first: out is the caller's, to be left as it was when an item
      * is refused), or each just before it is written (a fresh array, dropped on a refusal: one pass, faster) */
-    for (Py_ssize_t i = 0; i < n && check_first && bad < 0; i++)
-        if ((bad = item_check(items[i], 32 * words, i)) < -1)
-            goto done;
-    uint32_t *rows = view.buf;
-    for (Py_ssize_t i = 0; i < n && bad < 0; i++) {
-        if (!check_first && (bad = item_check(items[i], 32 * words, i)) != -1)
-            break;
-        if (item_write(items[i], rows + i * words, words) < 0)
-            goto done;
+    to_limbs_job job = {PySequence_Fast_ITEMS(seq), view.buf, words, 1, !check_first};
+    bad = over_rows(to_limbs_span, &job, n, threads);
+    if (check_first && bad == -1) {
+        job.check = 0;
+        job.write = 1;
+        bad = over_rows(to_limbs_span, &job, n, threads);
     }
     if (bad >= -1)
         result = PyLong_FromSsize_t(bad);
@@ -383,18 +454,149 @@ done:
     return result;
 }
 
+/* widest_bits's spans: each span's widest item folded into the job's with a compare-and-swap */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t widest;
+} widest_job;
+
+static Py_ssize_t widest_span(void *arg, Py_ssize_t lo, Py_ssize_t hi)
+{
+    widest_job *job = arg;
+    Py_ssize_t widest = 0;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_ssize_t bits = item_bits(job->items[i]);
+        if (bits < -1)
+            return -2;
+        if (bits < 0)
+            return i;
+        if (bits > widest)
+            widest = bits;
+    }
+#if defined(CONV_THREADS)
+    Py_ssize_t seen = __atomic_load_n(&job->widest, __ATOMIC_RELAXED);
+    while (widest > seen &&
+           !__atomic_compare_exchange_n(&job->widest, &seen, widest, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+#else
+    if (widest > job->widest)
+        job->widest = widest;
+#endif
+    return -1;
+}
+
+PyDoc_STRVAR(widest_bits_doc,
+"widest_bits(values, threads=1) -> (bits, index)\n\n"
+"The largest bit length among the ints of the sequence values (0 when it is empty or all zeros) and -1; or (0,\n"
+"the index of the first item that is not an int or is negative).");
+
+static PyObject *widest_bits(PyObject *self, PyObject *args)
+{
+    PyObject *values, *seq, *result = NULL;
+    int threads = 1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O|i:widest_bits", &values, &threads) || !(seq = items_of(values)))
+        return NULL;
+    widest_job job = {PySequence_Fast_ITEMS(seq), 0};
+    Py_ssize_t bad = over_rows(widest_span, &job, PySequence_Fast_GET_SIZE(seq), threads);
+    if (bad >= -1)
+        result = Py_BuildValue("nn", bad == -1 ? job.widest : 0, bad);
+    Py_DECREF(seq);
+    return result;
+}
+
 PyDoc_STRVAR(limbs_to_ints_doc,
-"limbs_to_ints(buffer, words) -> list\n\n"
+"limbs_to_ints(buffer, words, threads=1) -> list\n\n"
 "The ints held by a C-contiguous buffer of rows of `words` little-endian 32-bit words (its length a multiple of\n"
-"4 * words bytes), one per row.");
+"4 * words bytes), one per row. threads: how many threads share the rows' digits (1 where the layout is not\n"
+"written as plain memory).");
+
+#if defined(CONV_DIGITS)
+/* limbs_to_ints in three passes: each row's digit count (threads), the ints made with those counts (the calling
+ * thread: CPython's allocator), their digits filled (threads). A row of at most 64 bits is made whole by CPython's
+ * own constructor in the second pass (its cached small ints, its compact form) and has count 0. */
+typedef struct {
+    const uint32_t *rows;
+    Py_ssize_t words;
+    Py_ssize_t *ndigits;
+    PyObject **ints;
+} to_ints_job;
+
+static Py_ssize_t count_span(void *arg, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const to_ints_job *job = arg;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_ssize_t used, bits = row_bits(job->rows + i * job->words, job->words, &used);
+        job->ndigits[i] = bits <= 64 ? 0 : (bits + DIGIT_BITS - 1) / DIGIT_BITS;
+    }
+    return -1;
+}
+
+static Py_ssize_t fill_span(void *arg, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const to_ints_job *job = arg;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        if (!job->ndigits[i])
+            continue;
+        const uint32_t *row = job->rows + i * job->words;
+        Py_ssize_t used;
+        row_bits(row, job->words, &used);
+        PyLongObject *r = (PyLongObject *)job->ints[i];
+#if PY_VERSION_HEX >= 0x030C0000
+        words_to_digits(row, used, r->long_value.ob_digit, job->ndigits[i]);
+#else
+        words_to_digits(row, used, r->ob_digit, job->ndigits[i]);
+#endif
+    }
+    return -1;
+}
+
+static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads)
+{
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    to_ints_job job = {rows, words, PyMem_New(Py_ssize_t, n > 0 ? n : 1), ((PyListObject *)list)->ob_item};
+    if (!job.ndigits) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    over_rows(count_span, &job, n, threads);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const uint32_t *row = rows + i * words;
+        /* positive, ndigits[i] digits: normalized once filled, the top digit nonzero */
+        PyObject *v = job.ndigits[i] ? (PyObject *)_PyLong_New(job.ndigits[i])
+                                     : PyLong_FromUnsignedLongLong(row[0] | (words > 1 ? (uint64_t)row[1] << 32 : 0));
+        if (!v) {
+            PyMem_Free(job.ndigits);
+            return -1;   /* the list's unset items are NULL, which its deallocation skips */
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    over_rows(fill_span, &job, n, threads);
+    PyMem_Free(job.ndigits);
+    return 0;
+}
+#else
+static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads)
+{
+    (void)threads;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+        PyObject *v = item_read(rows + i * words, words);
+        if (!v)
+            return -1;   /* the list's unset items are NULL, which its deallocation skips */
+        PyList_SET_ITEM(list, i, v);
+    }
+    return 0;
+}
+#endif
 
 static PyObject *limbs_to_ints(PyObject *self, PyObject *args)
 {
     PyObject *obj, *list = NULL;
     Py_ssize_t words;
+    int threads = 1;
     Py_buffer view;
     (void)self;
-    if (!PyArg_ParseTuple(args, "On:limbs_to_ints", &obj, &words) || check_words(words) < 0)
+    if (!PyArg_ParseTuple(args, "On|i:limbs_to_ints", &obj, &words, &threads) || check_words(words) < 0)
         return NULL;
     if (get_words(obj, &view, PyBUF_SIMPLE, "the limb buffer") < 0)
         return NULL;
@@ -403,18 +605,8 @@ static PyObject *limbs_to_ints(PyObject *self, PyObject *args)
                      view.len, words);
         goto done;
     }
-    Py_ssize_t n = view.len / (4 * words);
-    if (!(list = PyList_New(n)))
-        goto done;
-    const uint32_t *rows = view.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *v = item_read(rows + i * words, words);
-        if (!v) {
-            Py_CLEAR(list);   /* the list's unset items are NULL, which its deallocation skips */
-            goto done;
-        }
-        PyList_SET_ITEM(list, i, v);
-    }
+    if ((list = PyList_New(view.len / (4 * words))) && rows_to_list(view.buf, words, list, threads) < 0)
+        Py_CLEAR(list);
 done:
     PyBuffer_Release(&view);
     return list;
@@ -423,6 +615,7 @@ done:
 static PyMethodDef methods[] = {
     {"ints_to_limbs", ints_to_limbs, METH_VARARGS, ints_to_limbs_doc},
     {"limbs_to_ints", limbs_to_ints, METH_VARARGS, limbs_to_ints_doc},
+    {"widest_bits", widest_bits, METH_VARARGS, widest_bits_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,12 @@
 """Python ints <-> uint32 limb arrays. With the optional C extension (midint._convert, built with the package when a
 compiler and Python's headers are there) one C pass over the ints' own digits; without it, one int.to_bytes /
 int.from_bytes per integer over one joined buffer (no Python loop over limbs). Both give the same arrays, ints and
-errors; MIDINT_PURE_PYTHON=1 forces the pure path (python/README.md has the measured cost of each)."""
+errors; MIDINT_PURE_PYTHON=1 forces the pure path (python/README.md has the measured cost of each). The extension
+shares a large list's rows between threads (MIDINT_CONVERT_THREADS of them, default the CPUs this process may use, at
+most 8; 1 turns it off)."""
 
 import importlib
+import math
 import operator
 import os
 import sys
@@ -30,6 +33,32 @@ def _load_native():
 
 _native, PATH = _load_native()
 
+# Threads for the extension's passes: each takes at least _WORDS_PER_THREAD words (a thread costs ~30 us to start; a
+# word ~2 ns to convert), and more than 8 gain little once memory's bandwidth is the limit.
+_WORDS_PER_THREAD = 1 << 16
+
+
+def _thread_count():
+    env = os.environ.get("MIDINT_CONVERT_THREADS", "")
+    if env:
+        try:
+            count = int(env)
+        except ValueError:
+            raise value_error(f"MIDINT_CONVERT_THREADS={env!r} is not a whole number of threads") from None
+        if count < 1:
+            raise value_error(f"MIDINT_CONVERT_THREADS={env!r}: at least 1 thread")
+        return count
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cpus, 8)
+
+
+_THREADS = _thread_count()
+
+
+def _threads(count, words):
+    """Threads for a pass over count rows of words words."""
+    return max(1, min(_THREADS, count * words // _WORDS_PER_THREAD))
+
 
 def _checked(values, bits, name):
     """values as a list of ints, or the error naming the first that is not a non-negative int below 2^bits."""
@@ -47,6 +76,18 @@ def _checked(values, bits, name):
                               f"reduce it mod 2^{bits} yourself if that is what you mean)")
         out.append(v)
     return out
+
+
+def widest_bits(values, name="a"):
+    """The largest bit length among values (0 when there are none or all are 0), or the error naming the first that
+    is not a non-negative int (NumPy integers and other types with __index__ are taken by their value)."""
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    if _native is not None:
+        bits, bad = _native.widest_bits(values, _threads(len(values), 1))
+        if bad < 0:
+            return bits
+    return max((v.bit_length() for v in _checked(values, math.inf, name)), default=0)
 
 
 def _out_array(out, count, words):
@@ -78,10 +119,11 @@ def ints_to_limbs(values, bits, name="a", out=None):
     if _native is not None:
         arr = out if out is not None else np.empty((len(values), words), np.uint32)
         # a caller's out is checked whole before it is written; a fresh array is written in the same pass
-        if _native.ints_to_limbs(values, arr, words, out is not None) >= 0:
+        threads = _threads(len(values), words)
+        if _native.ints_to_limbs(values, arr, words, out is not None, threads) >= 0:
             # an item the extension does not take: the pure checks raise their error, or give exact ints (NumPy
             # integers converted), which it then takes
-            if _native.ints_to_limbs(_checked(values, bits, name), arr, words, False) >= 0:
+            if _native.ints_to_limbs(_checked(values, bits, name), arr, words, False, threads) >= 0:
                 raise AssertionError("midint._convert refused ints that passed the checks")
         if out is None:
             arr.flags.writeable = False   # as the pure path's (a view of bytes): the same array either way
@@ -114,7 +156,7 @@ def limbs_to_ints(arr):
     if n == 0 or arr.shape[0] == 0:
         return [0] * arr.shape[0]
     if _native is not None:
-        return _native.limbs_to_ints(arr, arr.shape[1])
+        return _native.limbs_to_ints(arr, arr.shape[1], _threads(arr.shape[0], arr.shape[1]))
     mv = memoryview(arr).cast("B")
     fb = int.from_bytes
     return [fb(mv[i:i + n], "little") for i in range(0, len(mv), n)]
