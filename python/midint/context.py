@@ -12,8 +12,8 @@ import numpy as np
 
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
-from .convert import _checked, ints_to_limbs, limbs_to_ints
-from .ops import INPUT, MAX_WIDTH_BITS, MODULUS, OPS, OUTPUT
+from .convert import ints_to_limbs, limbs_to_ints, widest_bits
+from .ops import INPUT, MODULUS, OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
 BACKEND_NAMES = {1: "cuda", 2: "opencl"}
@@ -372,7 +372,7 @@ class Context:
         else:
             moduli = list(moduli)
             if bits is None:
-                bits = _bits_holding(max((int(m).bit_length() for m in moduli), default=1))
+                bits = _bits_holding(widest_bits(moduli, "moduli"))
             arr = ints_to_limbs(moduli, bits, "moduli")
         out = np.empty_like(arr)
         self._call(self._lib.midint_batch_gcd, self._h, arr.shape[0], bits, arr.ctypes.data, out.ctypes.data)
@@ -661,11 +661,11 @@ class Context:
         out = {}
         for s in spec.widths:
             users = [(o, p) for o, p in zip(ins, spec.inputs) if p.width_scalar == s.name]
-            lens = {}
+            widest = {}
             for o, p in users:
-                out[p.name] = _checked(o.obj, max(MAX_WIDTH_BITS, s.max_bits(bits)), p.name)   # then said below
-                lens[p.name] = [v.bit_length() for v in out[p.name]]
-            need = max((n for ls in lens.values() for n in ls), default=0)
+                out[p.name] = o.obj
+                widest[p.name] = widest_bits(o.obj, p.name)   # refuses non-ints and negatives, naming the first
+            need = max(widest.values(), default=0)
             most, v = s.max_bits(bits), call.scalars[s.name]
             if v is None:
                 v = bits * max(1, -(-need // bits)) if s.max_per_n else _bits_holding(need)
@@ -674,10 +674,10 @@ class Context:
                 _check_width(spec, s, v, bits)
                 limit, why = v, f", more than {s.name}={v}"
             for o, p in users:
-                bad = next((i for i, n in enumerate(lens[p.name]) if n > limit), None)
-                if bad is not None:
-                    raise value_error(f"{spec.name}: {p.name}[{bad}] has {lens[p.name][bad]} bits"
-                                      + why.format(p=p.name))
+                if widest[p.name] > limit:   # the first too wide, found only to name it
+                    bad, n = next((i, n) for i, n in enumerate(operator.index(x).bit_length() for x in o.obj)
+                                  if n > limit)
+                    raise value_error(f"{spec.name}: {p.name}[{bad}] has {n} bits" + why.format(p=p.name))
             call.scalars[s.name] = v
         return out
 
