@@ -76,6 +76,20 @@ def test_lists_of_ints(ctx, op):
 
 
 @pytest.mark.parametrize("op", OPS)
+def test_lists_of_ints_reserved(ctx, op, monkeypatch):
+    """Every call on lists with its results' ints made while the library call runs on another thread (the
+    extension's reserve_ints, here from the first word on): the same results."""
+    monkeypatch.setattr(midint.context, "_RESERVE_WORDS", 1)
+    made = []
+    monkeypatch.setattr(midint.context, "reserve_ints", lambda *a: made.append(a) or midint.convert.reserve_ints(*a))
+    for bits, ins in cases(ctx, op):
+        got = call(ctx, op, ins, bits)
+        assert all(isinstance(g, list) and all(type(v) is int for v in g) for g in got)
+        check(op, ins, bits, got)
+    assert made or not midint.convert.reserving() or not any(p.is_number for p in midint.OPS[op].outputs)
+
+
+@pytest.mark.parametrize("op", OPS)
 def test_numpy_arrays(ctx, op):
     for bits, ins in cases(ctx, op):
         got = call(ctx, op, limbs(op, ins, bits), bits, pass_bits=False)   # bits from the arrays' width

@@ -357,6 +357,48 @@ def test_ext_threads(ext, bits):
             assert ext.widest_bits(bad, threads) == ((0, min(negative)) if negative else (bits + 1, -1))
 
 
+@pytest.mark.parametrize("bits", (64, 96, 544, 4096))
+def test_ext_reserved_ints(ext, bits):
+    """limbs_to_ints into ints made ahead (reserve_ints, the digit layouts): the same ints, each reservation taken
+    once and only for its rows and width; the other layouts have no reserve_ints and refuse one."""
+    rng = random.Random(bits + 3)
+    vals = [v % (1 << bits) for v in edge_values(bits, rng)[:120] + [0, 1, 2**64 - 1, 2**64]]
+    want = want_limbs(vals, bits)
+    words = bits // 32
+    if not hasattr(ext, "reserve_ints"):
+        with pytest.raises(ValueError, match="one by one"):
+            ext.limbs_to_ints(want, words, 1, object())
+        return
+    for threads in (1, 3):
+        res = ext.reserve_ints(len(vals), words)
+        got = ext.limbs_to_ints(want, words, threads, res)
+        assert got == vals and all(type(v) is int for v in got)
+        big = [i for i, v in enumerate(vals) if v.bit_length() > 64]
+        assert (big or bits == 64) and [sys.getrefcount(got[i]) for i in big] == [2] * len(big)   # the list's alone
+        assert [v.bit_length() for v in got] == [v.bit_length() for v in vals]   # shrunk to their digits
+        with pytest.raises(ValueError, match="already taken"):
+            ext.limbs_to_ints(want, words, threads, res)
+    for count, w in ((len(vals) - 1, words), (len(vals), words - 1)):   # other rows, or narrower ints
+        with pytest.raises(ValueError, match="reserved ints"):
+            ext.limbs_to_ints(want, words, 1, ext.reserve_ints(count, w))
+    with pytest.raises(ValueError, match="PyCapsule"):
+        ext.limbs_to_ints(want, words, 1, object())
+    assert ext.limbs_to_ints(want[:0], words, 1, ext.reserve_ints(0, words)) == []
+    with pytest.raises(ValueError, match="count=-1"):
+        ext.reserve_ints(-1, words)
+    tracemalloc.start()   # a reservation dropped unused, or used, gives its memory back
+    try:
+        ext.limbs_to_ints(want, words, 2, ext.reserve_ints(len(vals), words))
+        ext.reserve_ints(len(vals), words)
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            ext.limbs_to_ints(want, words, 2, ext.reserve_ints(len(vals), words))
+            ext.reserve_ints(len(vals), words)
+        assert tracemalloc.get_traced_memory()[0] - before < 4096
+    finally:
+        tracemalloc.stop()
+
+
 def test_threads_through_convert(path, monkeypatch):
     """convert.py's own calls with the rows split between threads after a few words each."""
     monkeypatch.setattr(convert, "_THREADS", 5)

@@ -107,6 +107,16 @@ def test_divrem_in_place(ctx):
     assert r is dd and dd.to_ints() == [x % y for x, y in zip(a, d)] and q.to_ints() == [x // y for x, y in zip(a, d)]
 
 
+def test_divrem_error_from_the_call_thread(ctx, monkeypatch):
+    """A call on lists whose results' ints are made beside it (another thread runs the library call): its error
+    is raised here, as without."""
+    monkeypatch.setattr(midint.context, "_RESERVE_WORDS", 1)
+    bits = sizes(ctx, "divrem")[0]
+    with pytest.raises(ValueError, match=r"d\[3\] is zero; every d must be nonzero"):
+        ctx.divrem([5, 6, 7, 8, 9], [1, 2, 3, 0, 0], bits=bits)
+    assert ctx.divrem([5, 6], [2, 7], bits=bits) == ([2, 0], [1, 6])
+
+
 def test_divrem_errors(ctx):
     bits = sizes(ctx, "divrem")[0]
     w = bits // 32

@@ -506,10 +506,10 @@ static PyObject *widest_bits(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(limbs_to_ints_doc,
-"limbs_to_ints(buffer, words, threads=1) -> list\n\n"
+"limbs_to_ints(buffer, words, threads=1, reserved=None) -> list\n\n"
 "The ints held by a C-contiguous buffer of rows of `words` little-endian 32-bit words (its length a multiple of\n"
 "4 * words bytes), one per row. threads: how many threads share the rows' digits (1 where the layout is not\n"
-"written as plain memory).");
+"written as plain memory). reserved: reserve_ints(rows, words)'s ints, taken instead of new ones.");
 
 #if defined(CONV_DIGITS)
 /* limbs_to_ints in three passes: each row's digit count (threads), the ints made with those counts (the calling
@@ -551,7 +551,47 @@ static Py_ssize_t fill_span(void *arg, Py_ssize_t lo, Py_ssize_t hi)
     return -1;
 }
 
-static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads)
+/* Ints made ahead of their values (reserve_ints): each of `ndigits` digits, its digits not yet written, held here
+ * and by no one else until limbs_to_ints takes them over (a capsule, so that Python code cannot reach them). */
+#define RESERVED_NAME "midint._convert.reserved"
+typedef struct {
+    Py_ssize_t n, ndigits;
+    PyObject *ints[];
+} reserved_ints;
+
+static void reserved_free(PyObject *capsule)
+{
+    reserved_ints *res = PyCapsule_GetPointer(capsule, RESERVED_NAME);
+    for (Py_ssize_t i = 0; res && i < res->n; i++)
+        Py_XDECREF(res->ints[i]);   /* unread digits: an int's deallocation does not read them */
+    PyMem_Free(res);
+}
+
+/* The reserved ints a limbs_to_ints call of n rows of `words` words can take, or NULL with an exception. */
+static reserved_ints *reserved_for(PyObject *capsule, Py_ssize_t n, Py_ssize_t words)
+{
+    reserved_ints *res = PyCapsule_GetPointer(capsule, RESERVED_NAME);
+    if (!res)
+        return NULL;
+    if (res->n != n || res->ndigits < (32 * words + DIGIT_BITS - 1) / DIGIT_BITS || (n && !res->ints[0])) {
+        PyErr_Format(PyExc_ValueError, "reserved ints: %zd of %zd digits%s, for %zd rows of %zd words", res->n,
+                     res->ndigits, n && !res->ints[0] ? ", already taken" : "", n, words);
+        return NULL;
+    }
+    return res;
+}
+
+/* An int of v's digits set to nd (at most those it was made with): CPython's own normalization shrinks an int so. */
+static inline void set_digit_count(PyObject *v, Py_ssize_t nd)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    ((PyLongObject *)v)->long_value.lv_tag = (uintptr_t)nd << _PyLong_NON_SIZE_BITS;   /* positive */
+#else
+    Py_SET_SIZE(v, nd);
+#endif
+}
+
+static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads, reserved_ints *res)
 {
     Py_ssize_t n = PyList_GET_SIZE(list);
     to_ints_job job = {rows, words, PyMem_New(Py_ssize_t, n > 0 ? n : 1), ((PyListObject *)list)->ob_item};
@@ -562,23 +602,69 @@ static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, 
     over_rows(count_span, &job, n, threads);
     for (Py_ssize_t i = 0; i < n; i++) {
         const uint32_t *row = rows + i * words;
+        PyObject *v;
+        if (!job.ndigits[i]) {
+            v = PyLong_FromUnsignedLongLong(row[0] | (words > 1 ? (uint64_t)row[1] << 32 : 0));
+        } else if (res) {   /* a reserved int, shrunk to its count */
+            v = res->ints[i];
+            res->ints[i] = NULL;
+            set_digit_count(v, job.ndigits[i]);
+        } else {
+            v = (PyObject *)_PyLong_New(job.ndigits[i]);
+        }
         /* positive, ndigits[i] digits: normalized once filled, the top digit nonzero */
-        PyObject *v = job.ndigits[i] ? (PyObject *)_PyLong_New(job.ndigits[i])
-                                     : PyLong_FromUnsignedLongLong(row[0] | (words > 1 ? (uint64_t)row[1] << 32 : 0));
         if (!v) {
             PyMem_Free(job.ndigits);
             return -1;   /* the list's unset items are NULL, which its deallocation skips */
         }
         PyList_SET_ITEM(list, i, v);
     }
+    for (Py_ssize_t i = 0; res && i < n; i++)   /* those not taken (rows of at most 64 bits) */
+        Py_CLEAR(res->ints[i]);
     over_rows(fill_span, &job, n, threads);
     PyMem_Free(job.ndigits);
     return 0;
 }
+
+PyDoc_STRVAR(reserve_ints_doc,
+"reserve_ints(count, words) -> capsule\n\n"
+"count new ints, each able to hold 32 * words bits, made now (CPython's allocator) for a later\n"
+"limbs_to_ints(buffer, words, threads, reserved) of count rows to fill: so that they can be made while something\n"
+"else (a device call) runs. Held in a capsule, taken once. Only where the layout is written as plain memory.");
+
+static PyObject *reserve_ints(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n, words;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "nn:reserve_ints", &n, &words) || check_words(words) < 0)
+        return NULL;
+    if (n < 0 || n > (PY_SSIZE_T_MAX - (Py_ssize_t)sizeof(reserved_ints)) / (Py_ssize_t)sizeof(PyObject *)) {
+        PyErr_Format(PyExc_ValueError, "count=%zd is not a count of ints", n);
+        return NULL;
+    }
+    reserved_ints *res = PyMem_Malloc(sizeof(reserved_ints) + (size_t)n * sizeof(PyObject *));
+    if (!res)
+        return PyErr_NoMemory();
+    res->n = n;
+    res->ndigits = (32 * words + DIGIT_BITS - 1) / DIGIT_BITS;
+    memset(res->ints, 0, (size_t)n * sizeof(PyObject *));
+    PyObject *capsule = PyCapsule_New(res, RESERVED_NAME, reserved_free);
+    if (!capsule) {
+        PyMem_Free(res);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!(res->ints[i] = (PyObject *)_PyLong_New(res->ndigits))) {
+            Py_DECREF(capsule);   /* frees those made */
+            return NULL;
+        }
+    return capsule;
+}
 #else
-static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads)
+static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, int threads, void *res)
 {
     (void)threads;
+    (void)res;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
         PyObject *v = item_read(rows + i * words, words);
         if (!v)
@@ -591,12 +677,12 @@ static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, 
 
 static PyObject *limbs_to_ints(PyObject *self, PyObject *args)
 {
-    PyObject *obj, *list = NULL;
+    PyObject *obj, *list = NULL, *reserved = Py_None;
     Py_ssize_t words;
     int threads = 1;
     Py_buffer view;
     (void)self;
-    if (!PyArg_ParseTuple(args, "On|i:limbs_to_ints", &obj, &words, &threads) || check_words(words) < 0)
+    if (!PyArg_ParseTuple(args, "On|iO:limbs_to_ints", &obj, &words, &threads, &reserved) || check_words(words) < 0)
         return NULL;
     if (get_words(obj, &view, PyBUF_SIMPLE, "the limb buffer") < 0)
         return NULL;
@@ -605,7 +691,19 @@ static PyObject *limbs_to_ints(PyObject *self, PyObject *args)
                      view.len, words);
         goto done;
     }
-    if ((list = PyList_New(view.len / (4 * words))) && rows_to_list(view.buf, words, list, threads) < 0)
+    Py_ssize_t n = view.len / (4 * words);
+#if defined(CONV_DIGITS)
+    reserved_ints *res = NULL;
+    if (reserved != Py_None && !(res = reserved_for(reserved, n, words)))
+        goto done;
+#else
+    void *res = NULL;
+    if (reserved != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "reserved ints: this layout makes its ints one by one");
+        goto done;
+    }
+#endif
+    if ((list = PyList_New(n)) && rows_to_list(view.buf, words, list, threads, res) < 0)
         Py_CLEAR(list);
 done:
     PyBuffer_Release(&view);
@@ -616,6 +714,9 @@ static PyMethodDef methods[] = {
     {"ints_to_limbs", ints_to_limbs, METH_VARARGS, ints_to_limbs_doc},
     {"limbs_to_ints", limbs_to_ints, METH_VARARGS, limbs_to_ints_doc},
     {"widest_bits", widest_bits, METH_VARARGS, widest_bits_doc},
+#if defined(CONV_DIGITS)
+    {"reserve_ints", reserve_ints, METH_VARARGS, reserve_ints_doc},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _dlpack, _lib
 from ._errors import MidintMemoryError, MidintValueError, from_status, type_error, value_error
-from .convert import ints_to_limbs, limbs_to_ints, widest_bits
+from .convert import ints_to_limbs, limbs_to_ints, reserve_ints, reserving, widest_bits
 from .ops import INPUT, MODULUS, OPS, OUTPUT
 
 BACKEND_CODES = {None: 0, "auto": 0, "cuda": 1, "opencl": 2}   # midint_backend
@@ -618,6 +618,7 @@ class Context:
             call.stream = self._cuda_inputs(spec.name, ins, [p.name for p in spec.inputs], call.stream)
         counts = {name: self._counts_operand(v, kind, count, spec, name) for name, v in call.per_instance.items()}
         outs, given = self._outputs(spec, call, kind, count, bits, host)
+        reserved = {}
         if count:
             bufs, given_ins = [], iter(ins)
             for p in spec.buffers:
@@ -634,7 +635,12 @@ class Context:
             bptr = (ctypes.c_void_p * max(len(bufs), 1))(*bufs)
             sptr = (ctypes.c_uint * max(len(spec.scalars), 1))(*[call.scalars[p.name] for p in spec.scalars])
             if host:
-                self._call(self._lib.midint_run, self._h, spec.code, count, bits, bptr, sptr)
+                run = lambda: self._call(self._lib.midint_run, self._h, spec.code, count, bits, bptr, sptr)  # noqa: E731
+                rows = _reserved_rows(spec, outs, count) if kind == "ints" else []
+                if rows:
+                    reserved = _beside(run, lambda: {name: reserve_ints(count, w) for name, w in rows})
+                else:
+                    run()
             else:
                 self._call(self._lib.midint_run_device, self._h, spec.code, count, bits, bptr, sptr,
                            _stream_ptr(call.stream))
@@ -644,7 +650,8 @@ class Context:
                 continue
             r = outs[p.name]
             if kind == "ints":
-                r = limbs_to_ints(r) if p.is_number else (r.view(np.int32) if p.signed else r).tolist()
+                r = limbs_to_ints(r, reserved.get(p.name)) if p.is_number else \
+                    (r.view(np.int32) if p.signed else r).tolist()
             elif kind == "numpy" and p.signed and p.name not in given:
                 r = r.view(np.int32)
             elif kind == "cuda" and p.name not in given:
@@ -780,6 +787,41 @@ def _bits_arg(bits):
     if not 0 <= bits < 1 << 32:
         raise value_error(f"bits={bits} is out of range; it must be a positive multiple of 32",
                           "MIDINT_ERR_INVALID_BITS")
+
+
+# Lists of ints: results of at least this many words in all have their ints made while the device call runs.
+_RESERVE_WORDS = 1 << 16
+
+
+def _reserved_rows(spec, outs, count):
+    """[(output name, words)] of a call on lists whose results' ints are worth making while the device call runs
+    (large enough, and the conversions able to: convert.reserve_ints); else []."""
+    rows = [(p.name, outs[p.name].shape[1]) for p in spec.outputs if p.is_number and p.name in outs]
+    return rows if reserving() and sum(count * w for _, w in rows) >= _RESERVE_WORDS else []
+
+
+def _beside(call, work):
+    """work() here while call() (a library call: ctypes lets go of the GIL during it) runs on a thread of its own;
+    work's result, after call has returned. call's exception is raised here once both are done."""
+    failed, started = [], threading.Event()
+
+    def target():
+        started.set()
+        try:
+            call()
+        except BaseException as e:   # raised in the caller's thread below
+            failed.append(e)
+
+    worker = threading.Thread(target=target, name="midint call", daemon=True)
+    worker.start()
+    started.wait()   # the call is about to let go of the GIL: work() holds it for long stretches
+    try:
+        result = work()
+    finally:
+        worker.join()
+    if failed:
+        raise failed[0]
+    return result
 
 
 def _bits_holding(nbits):

@@ -146,9 +146,22 @@ def _pure_ints_to_limbs(values, bits, name):
     return arr if _LITTLE else arr.astype(np.uint32)
 
 
-def limbs_to_ints(arr):
+def reserving():
+    """Whether reserve_ints makes ints ahead here (the extension, on a digit layout)."""
+    return getattr(_native, "reserve_ints", None) is not None
+
+
+def reserve_ints(count, words):
+    """Ints made ahead of their values for a later limbs_to_ints(arr, reserved) of count rows of words words, so
+    that CPython's allocations can run while a device call does (the extension on the digit layouts); else None."""
+    make = getattr(_native, "reserve_ints", None)
+    return make(count, words) if make is not None and count else None
+
+
+def limbs_to_ints(arr, reserved=None):
     """The ints held by a uint32 array of shape (count, words): one per row (C extension: one pass over the rows;
-    pure path: int.from_bytes over a memoryview of each row, no copy of the rows)."""
+    pure path: int.from_bytes over a memoryview of each row, no copy of the rows). reserved: reserve_ints(count,
+    words)'s ints, filled instead of new ones (once)."""
     arr = np.require(arr, dtype="<u4", requirements=("C", "A"))
     if arr.ndim != 2:
         raise value_error(f"limbs_to_ints wants a 2-D (count, words) array, got shape {arr.shape}")
@@ -156,7 +169,7 @@ def limbs_to_ints(arr):
     if n == 0 or arr.shape[0] == 0:
         return [0] * arr.shape[0]
     if _native is not None:
-        return _native.limbs_to_ints(arr, arr.shape[1], _threads(arr.shape[0], arr.shape[1]))
+        return _native.limbs_to_ints(arr, arr.shape[1], _threads(arr.shape[0], arr.shape[1]), reserved)
     mv = memoryview(arr).cast("B")
     fb = int.from_bytes
     return [fb(mv[i:i + n], "little") for i in range(0, len(mv), n)]
