@@ -814,11 +814,11 @@ def _beside(call, work):
 
     worker = threading.Thread(target=target, name="midint call", daemon=True)
     worker.start()
-    started.wait()   # the call is about to let go of the GIL: work() holds it for long stretches
     try:
+        started.wait()   # the call is about to let go of the GIL: work() holds it for long stretches
         result = work()
     finally:
-        worker.join()
+        worker.join()   # also on an interrupt here: nothing of the call is left running when this returns
     if failed:
         raise failed[0]
     return result
