@@ -1,10 +1,27 @@
 /* hooks.c — the test hooks (hooks.h) read from the environment once, at open: every MIDINT_TEST_* variable here. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hooks.h"
 #include "registry.h"
+
+/* A count from the variable `name` into *out where it is set and not empty: at least `least`, at most `most`, a power
+ * of two where `pow2`; else MIDINT_ERR_INVALID_ARGUMENT with `why` saying that `what` was expected. */
+static midint_status read_count(const char *name, unsigned long long least, unsigned long long most, int pow2,
+                                const char *what, unsigned long long *out, char *why, size_t len)
+{
+    const char *s = getenv(name);
+    *out = 0;
+    if (!s || !*s)
+        return MIDINT_OK;
+    if (sscanf(s, "%llu", out) != 1 || *out < least || *out > most || (pow2 && (*out & (*out - 1)))) {
+        snprintf(why, len, "%s is '%.40s'; expected %s", name, s, what);
+        return MIDINT_ERR_INVALID_ARGUMENT;
+    }
+    return MIDINT_OK;
+}
 
 midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
 {
@@ -17,16 +34,14 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
         snprintf(why, len, "MIDINT_TEST_NTT_SPLIT is '%.40s'; expected LOG,ROWS", split);
         return MIDINT_ERR_INVALID_ARGUMENT;
     }
-    const char *piece = getenv("MIDINT_TEST_NTT_PIECE");
-    if (piece && *piece && (sscanf(piece, "%u", &h->ntt_piece) != 1 || h->ntt_piece == 0)) {
-        snprintf(why, len, "MIDINT_TEST_NTT_PIECE is '%.40s'; expected a positive number of words", piece);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
-    const char *tw = getenv("MIDINT_TEST_TILE_WORDS");
-    if (tw && *tw && (sscanf(tw, "%u", &h->tile_words) != 1 || h->tile_words == 0)) {
-        snprintf(why, len, "MIDINT_TEST_TILE_WORDS is '%.40s'; expected a positive number of words", tw);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
+    unsigned long long v;
+    midint_status st;
+    if ((st = read_count("MIDINT_TEST_NTT_PIECE", 1, UINT32_MAX, 0, "a positive number of words", &v, why, len)))
+        return st;
+    h->ntt_piece = (uint32_t)v;
+    if ((st = read_count("MIDINT_TEST_TILE_WORDS", 1, UINT32_MAX, 0, "a positive number of words", &v, why, len)))
+        return st;
+    h->tile_words = (uint32_t)v;
     const char *steps = getenv("MIDINT_TEST_EXPR_STEPS");
     h->expr_steps = steps && *steps && strcmp(steps, "0") != 0;
     const char *fail = getenv("MIDINT_TEST_FAIL_CHUNK");
@@ -37,26 +52,19 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
     h->kernel_wg = wg ? (uint32_t)strtoul(wg, NULL, 10) : 0;
     const char *composed = getenv("MIDINT_TEST_COMPOSED");
     h->composed = composed && strcmp(composed, "1") == 0;
-    const char *bigdiv = getenv("MIDINT_TEST_BIGDIV");
-    if (bigdiv && *bigdiv && (sscanf(bigdiv, "%u", &h->bigdiv_base) != 1 || h->bigdiv_base < 2)) {
-        snprintf(why, len, "MIDINT_TEST_BIGDIV is '%.40s'; expected the Newton base's words, at least 2", bigdiv);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
-    const char *wrap = getenv("MIDINT_TEST_WRAP_FROM");
-    if (wrap && *wrap && (sscanf(wrap, "%u", &h->wrap_from) != 1 || h->wrap_from == 0)) {
-        snprintf(why, len, "MIDINT_TEST_WRAP_FROM is '%.40s'; expected a positive number of words", wrap);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
-    const char *part = getenv("MIDINT_TEST_GCD_PART");
-    if (part && *part &&
-        (sscanf(part, "%u", &h->gcd_part) != 1 || h->gcd_part < 4 || (h->gcd_part & (h->gcd_part - 1)))) {
-        snprintf(why, len, "MIDINT_TEST_GCD_PART is '%.40s'; expected a power of two of at least 4 moduli", part);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
-    const char *room = getenv("MIDINT_TEST_DEVICE_BYTES");
-    if (room && *room && (sscanf(room, "%zu", &h->device_bytes) != 1 || h->device_bytes == 0)) {
-        snprintf(why, len, "MIDINT_TEST_DEVICE_BYTES is '%.40s'; expected a positive number of bytes", room);
-        return MIDINT_ERR_INVALID_ARGUMENT;
-    }
+    if ((st = read_count("MIDINT_TEST_BIGDIV", 2, UINT32_MAX, 0, "the Newton base's words, at least 2", &v, why,
+                         len)))
+        return st;
+    h->bigdiv_base = (uint32_t)v;
+    if ((st = read_count("MIDINT_TEST_WRAP_FROM", 1, UINT32_MAX, 0, "a positive number of words", &v, why, len)))
+        return st;
+    h->wrap_from = (uint32_t)v;
+    if ((st = read_count("MIDINT_TEST_GCD_PART", 4, UINT32_MAX, 1, "a power of two of at least 4 moduli", &v, why,
+                         len)))
+        return st;
+    h->gcd_part = (uint32_t)v;
+    if ((st = read_count("MIDINT_TEST_DEVICE_BYTES", 1, SIZE_MAX, 0, "a positive number of bytes", &v, why, len)))
+        return st;
+    h->device_bytes = (size_t)v;
     return MIDINT_OK;
 }

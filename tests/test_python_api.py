@@ -368,6 +368,27 @@ def test_context_errors(ctx):
         ctx.selected_variant("div", 512, 1)
 
 
+# Test hooks that take a count (runtime/hooks.c): a malformed value refuses the context, naming the variable
+MALFORMED_HOOKS = [("MIDINT_TEST_NTT_PIECE", "0", "a positive number of words"),
+                   ("MIDINT_TEST_TILE_WORDS", "x", "a positive number of words"),
+                   ("MIDINT_TEST_BIGDIV", "1", "the Newton base's words, at least 2"),
+                   ("MIDINT_TEST_WRAP_FROM", "4294967296", "a positive number of words"),
+                   ("MIDINT_TEST_GCD_PART", "12", "a power of two of at least 4 moduli"),
+                   ("MIDINT_TEST_GCD_PART", "2", "a power of two of at least 4 moduli"),
+                   ("MIDINT_TEST_DEVICE_BYTES", "-", "a positive number of bytes")]
+
+
+@pytest.mark.parametrize("name, value, expected", MALFORMED_HOOKS)
+def test_malformed_count_hooks(ctx, monkeypatch, name, value, expected):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError) as e:
+        midint.Context(ctx.backend)
+    err(e, midint.MidintValueError, "MIDINT_ERR_INVALID_ARGUMENT")
+    assert f"{name} is '{value}'; expected {expected}" in str(e.value)
+    monkeypatch.setenv(name, "16" if name != "MIDINT_TEST_DEVICE_BYTES" else "1000000")   # a good value opens
+    midint.Context(ctx.backend).close()
+
+
 def test_closed_context_and_its_buffers():
     c = midint.Context(ctx_backend_here())
     d = c.to_device([1, 2], 512)
