@@ -141,6 +141,13 @@ static inline Py_ssize_t row_bits(const uint32_t *w, Py_ssize_t nw, Py_ssize_t *
     return nw ? 32 * (nw - 1) + bit_length32(w[nw - 1]) : 0;
 }
 
+/* A row of at most 64 bits (its low `used` words, at most 2, those above zero) as CPython's own constructor makes it:
+ * its cached small ints, its compact form. */
+static inline PyObject *small_int(const uint32_t *row, Py_ssize_t used)
+{
+    return PyLong_FromUnsignedLongLong(used == 0 ? 0 : used == 1 ? row[0] : row[0] | (uint64_t)row[1] << 32);
+}
+
 /* ---- reading an int: its magnitude's 30-bit digits and its sign ---- */
 
 typedef struct {
@@ -231,8 +238,8 @@ static inline int item_write(PyObject *v, uint32_t *row, Py_ssize_t nw)
 static inline PyObject *item_read(const uint32_t *row, Py_ssize_t nw)
 {
     Py_ssize_t used, bits = row_bits(row, nw, &used);
-    if (bits <= 64)   /* CPython's own constructor: cached small ints, its compact form */
-        return PyLong_FromUnsignedLongLong(used == 0 ? 0 : used == 1 ? row[0] : row[0] | (uint64_t)row[1] << 32);
+    if (bits <= 64)
+        return small_int(row, used);
     Py_ssize_t nd = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
     void *digits;
     PyLongWriter *writer = PyLongWriter_Create(0, nd, &digits);
@@ -604,7 +611,7 @@ static int rows_to_list(const uint32_t *rows, Py_ssize_t words, PyObject *list, 
         const uint32_t *row = rows + i * words;
         PyObject *v;
         if (!job.ndigits[i]) {
-            v = PyLong_FromUnsignedLongLong(row[0] | (words > 1 ? (uint64_t)row[1] << 32 : 0));
+            v = small_int(row, words < 2 ? words : 2);
         } else if (res) {   /* a reserved int, shrunk to its count */
             v = res->ints[i];
             res->ints[i] = NULL;
