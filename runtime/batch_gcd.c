@@ -466,6 +466,12 @@ static uint64_t device_room(midint_context *ctx)
     return (uint64_t)free_bytes + midint_workspace_held(ctx) - ctx->composed_tmp.bytes;
 }
 
+/* Moduli in part j of a batch of count cut into parts of `per` (the last one shorter). */
+static size_t part_count(size_t count, size_t per, size_t j)
+{
+    return count - j * per < per ? count - j * per : per;
+}
+
 /* Parts of 2^part moduli a batch of count takes (1: the batch's own tree of 2^levels). */
 static size_t parts_of(size_t count, unsigned part, unsigned levels)
 {
@@ -527,9 +533,7 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     others all = {{NULL}, 0};
     for (size_t j = 0; j < parts && parts > 1 && st == MIDINT_OK; j++) { /* every part's product, kept */
         void *node[MAX_LEVELS];
-        const size_t first = j * per;
-        if ((st = product_tree(&t, count - first < per ? count - first : per, n, moduli + first * n, part, node)) ==
-            MIDINT_OK) {
+        if ((st = product_tree(&t, part_count(count, per, j), n, moduli + j * per * n, part, node)) == MIDINT_OK) {
             for (unsigned k = 0; k < part; k++)
                 release(&t, node[k]);
             all.prod[all.count++] = node[part];
@@ -540,8 +544,7 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
         for (unsigned j = 0; j < all.count; j++)
             if (j != i)
                 o.prod[o.count++] = all.prod[j];
-        const size_t first = i * per;
-        st = run(&t, count - first < per ? count - first : per, n, moduli + first * n, g + first * n, part, &o);
+        st = run(&t, part_count(count, per, i), n, moduli + i * per * n, g + i * per * n, part, &o);
     }
     if (st != MIDINT_OK)
         ctx->ops->synchronize(ctx, NULL);
