@@ -152,13 +152,14 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
                              block=max(kernels[i].block for i in index)))
 
     # the runtime's own kernels, one each per backend, in a unit and program of their own: the device-side check of
-    # divisors and moduli (templates/kernel_check.j2) and the two helpers of the division of large numbers
+    # divisors and moduli (templates/kernel_check.j2) and the helpers of the division of large numbers
     # (templates/kernel_div_steps.j2, runtime/bigdiv.c)
     for backend in sorted({k.backend for k in kernels}):
         name = f"check_values_{backend}"
         kernels.append(Kernel(name, backend, "check", 0, 256, 0, 0, "check_values", "check_values",
                               env.get_template("kernel_check.j2").render(name=name)))
-        names = {"lz": f"div_lz_{backend}", "cmul": f"div_cmul_{backend}", "pick": f"div_pick_{backend}"}
+        names = {"lz": f"div_lz_{backend}", "cmul": f"div_cmul_{backend}", "smul": f"div_smul_{backend}",
+                 "pick": f"div_pick_{backend}"}
         source = env.get_template("kernel_div_steps.j2").render(**names)
         for role, name in names.items():   # all in one unit and program; the first carries the source
             kernels.append(Kernel(name, backend, f"div_{role}", 0, 256, 0, 0, "div_steps", "div_steps",

@@ -204,9 +204,12 @@ static midint_status halves(tree *t, size_t c, size_t w, void *yp, void *sq, voi
     return to_siblings(t, y, hi, 2 * w, 0, c, w);
 }
 
-/* The tree on the device: level k has 2^(L-k) nodes of n 2^k words; level 0 the moduli and 1s up to a power of two. */
+/* The tree on the device, levels 0 to `top` (at most L): level k has 2^(L-k) nodes of n 2^k words; level 0 the
+ * moduli and 1s up to a power of two. The remainder tree starts from the root's children and never reads the root
+ * (the product of a whole tree is made only as a part's product for the others of a split batch): not making it
+ * saves the tree's largest product. */
 static midint_status product_tree(tree *t, size_t count, uint32_t n, const uint32_t *moduli, unsigned levels,
-                                   void **node)
+                                   unsigned top, void **node)
 {
     midint_context *ctx = t->ctx;
     const size_t leaves = (size_t)1 << levels;
@@ -227,7 +230,7 @@ static midint_status product_tree(tree *t, size_t count, uint32_t n, const uint3
     if ((st = phase(t, "upload", 0, leaves, n)) != MIDINT_OK)
         return st;
     /* the product tree: a node is its children's product (evens and odds gathered, then one mul) */
-    for (unsigned k = 1; k <= levels; k++) {
+    for (unsigned k = 1; k <= top; k++) {
         size_t nodes = leaves >> k, w = (size_t)n << (k - 1);
         void *ev, *od;
         if ((st = alloc(t, nodes * w, &ev)) != MIDINT_OK || (st = alloc(t, nodes * w, &od)) != MIDINT_OK ||
@@ -299,7 +302,7 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
     const size_t leaves = (size_t)1 << levels;
     void *node[MAX_LEVELS];
     midint_status st;
-    if ((st = product_tree(t, count, n, moduli, levels, node)) != MIDINT_OK)
+    if ((st = product_tree(t, count, n, moduli, levels, levels ? levels - 1 : 0, node)) != MIDINT_OK)
         return st;
     /* the scaled remainder tree (docs/batch_gcd.md): node v of level k holds Y_v of 2 w_k words (w_k = n 2^k), the
      * fraction y_v = frac(P / T_v^2) to 2 w_k words, within a unit per level (y_v = Y_v / B^(2 w_k), B = 2^32). The
@@ -352,7 +355,6 @@ static midint_status run(tree *t, size_t count, uint32_t n, const uint32_t *modu
         release(t, big);
         release(t, r1);
         release(t, q1);
-        release(t, node[levels]);
         if ((st = phase(t, "root", levels - 1, 2, 2 * w)) != MIDINT_OK)
             return st;
     }
@@ -533,7 +535,8 @@ midint_status midint_batch_gcd(midint_context *ctx, size_t count, unsigned bits,
     others all = {{NULL}, 0};
     for (size_t j = 0; j < parts && parts > 1 && st == MIDINT_OK; j++) { /* every part's product, kept */
         void *node[MAX_LEVELS];
-        if ((st = product_tree(&t, part_count(count, per, j), n, moduli + j * per * n, part, node)) == MIDINT_OK) {
+        if ((st = product_tree(&t, part_count(count, per, j), n, moduli + j * per * n, part, part, node)) ==
+            MIDINT_OK) {
             for (unsigned k = 0; k < part; k++)
                 release(&t, node[k]);
             all.prod[all.count++] = node[part];

@@ -1,7 +1,7 @@
 /* bigdiv.c — divrem and mod of numbers above their kernels' sizes: the divisor's reciprocal by Newton's iteration,
  * then the quotient a block of n words at a time, each a product by the reciprocal and a product by the divisor,
  * corrected exactly. Every step is an operation's kernels on device buffers (mul, add, sub, the shifts, the small
- * divrem, through kernel_call.c), a copy or fill, or one of the runtime's three helper kernels
+ * divrem, through kernel_call.c), a copy or fill, or one of the runtime's four helper kernels
  * (templates/kernel_div_steps.j2); docs/operations.md, "Division of large numbers", has the method and its bounds.
  *
  * Notation: B = 2^32, n the divisor's words, D' = D 2^s the divisor normalised (its top bit set; s per instance), d =
@@ -27,6 +27,11 @@
 #define TOP_SHIFT 4u
 /* Single corrections after those until none changes anything: a guard that the bounds make idle. */
 #define MAX_EXTRA_ROUNDS 64
+/* A block whose YH has at most this many nonzero words (and at most n / 2 - 1) takes its quotient from V''s top words
+ * and q D' from the smul helper, whose threads take a product per word of q: two O(n) kernels in place of two
+ * products of n words (the top block of a dividend that the normalising shift pushed past its words, batch GCD's
+ * root, a dividend of the divisor's width). */
+#define SHORT_MAX_WORDS 64u
 
 /* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
  * capacity of per_n n + fixed words an instance (about 27 n in all). The reciprocal's (UT .. C1S) are free once it is
@@ -58,7 +63,7 @@ typedef struct bigdiv {
     size_t m;          /* instances of this pass */
     uint32_t n;        /* the divisor's words */
     void *r[R_COUNT];  /* the regions' handles */
-    const midint_kernel *lz, *cmul, *pick;
+    const midint_kernel *lz, *cmul, *smul, *pick;
 } bigdiv;
 
 static size_t region_words(unsigned k, uint32_t n, size_t m)
@@ -203,17 +208,38 @@ static midint_status correct(bigdiv *z, void *r)
 }
 
 /* One block of the quotient: Y = YH B^n + YL (YH of n words below D', YL the low n + 1 words of Y, its word n YH's
- * word 0) divided by D': q (n words) and r = Y - q D' (n + 1 words, below D'). The estimate YH + floor(YH V' / B^n)
- * is at most the quotient and within the reciprocal's error + 3 of it; r is exact mod B^(n+1), which holds it. With
- * `trivial` YH is 0 for every instance (the quotient is 0 or 1): no products. With `estimate`, q is the estimate
- * alone (at most 92 below the quotient) and r is not made. */
-static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, int trivial, int estimate)
+ * word 0) divided by D': q (n words) and r = Y - q D' (n + 1 words, below D'). YH is below B^k for every instance
+ * (k from the dividend's leading zeros: run_pass).
+ * - k = 0 (the quotient is 0 or 1): r = YL, no products.
+ * - k short (at most SHORT_MAX_WORDS and n / 2 - 1): the estimate YH + floor(YH V_t / B^t) from V''s top t = k + 1
+ *   words (V_t = floor(V' / B^(n - t)): it drops less than YH / B^t < 1 / B of YH V' / B^n, so it is the full
+ *   estimate or one less), by a product of t words; q D' by the smul helper (three numbers, each subtracted mod
+ *   B^(n + 1)).
+ * - otherwise the estimate YH + floor(YH V' / B^n) and q D' mod B^(n+1) by two products of n words.
+ * Each estimate is at most the quotient and within the reciprocal's error + 4 of it; r is exact mod B^(n+1), which
+ * holds it. With `estimate` (the full route only), q is the estimate alone (at most 92 below the quotient) and r is
+ * not made. */
+static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, uint32_t k, int estimate)
 {
-    const uint32_t n = z->n;
+    const uint32_t n = z->n, t = k + 1u;
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
-    if (trivial) {
+    if (k == 0) {
         if ((st = zero(z, q, n)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
+            return st;
+    } else if (k <= SHORT_MAX_WORDS && 2u * t <= n) {
+        /* the reciprocal's regions are free here: YH's words and V_t, their product, the estimate */
+        void *yt = z->r[R_UT], *vt = z->r[R_ET], *pt = z->r[R_C1S], *qt = z->r[R_VB];
+        void *lo = z->r[R_T], *mid = z->r[R_TT], *hi = p;
+        if ((st = zero(z, yt, t)) != MIDINT_OK || (st = copy(z, yt, t, 0, yh, n, 0, k)) != MIDINT_OK ||
+            (st = copy(z, vt, t, 0, z->r[R_VA], n, n - t, t)) != MIDINT_OK ||
+            (st = mul(z, t, pt, yt, vt)) != MIDINT_OK || (st = copy(z, qt, t, 0, pt, 2 * t, t, t)) != MIDINT_OK ||
+            (st = add(z, t, qt, qt, yt)) != MIDINT_OK ||
+            (st = helper(z, z->smul, (uint64_t)z->m * (n + 1), lo, qt, z->r[R_DN1], hi, mid, n + 1, t)) !=
+                MIDINT_OK ||
+            (st = sub(z, n + 1, r, yl, lo, NULL)) != MIDINT_OK || (st = sub(z, n + 1, r, r, mid, NULL)) != MIDINT_OK ||
+            (st = sub(z, n + 1, r, r, hi, NULL)) != MIDINT_OK || (st = zero(z, q, n)) != MIDINT_OK ||
+            (st = copy(z, q, n, 0, qt, t, 0, t)) != MIDINT_OK)
             return st;
     } else if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK ||
                (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK || (st = add(z, n, q, q, yh)) != MIDINT_OK ||
@@ -354,7 +380,11 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
                               (st = copy(z, yl, n + 1, 0, x, xw, j * n, n)) != MIDINT_OK ||
                               (st = copy(z, yl, n + 1, n, rc, n + 1, 0, 1)) != MIDINT_OK)
             return st;
-        if ((st = block(z, yh, yl, q, rn, j == nb - 1 && top_zeros >= 32u * n, z->estimate && j == 0)) != MIDINT_OK)
+        /* YH is below B^k for every instance: the remainder entering block j is at most X >> 32 (j + 1) n, which
+         * has at most 32 (nb - j) n - top_zeros bits */
+        const uint64_t above = 32ull * (nb - j) * n, bits = above > top_zeros ? above - top_zeros : 0;
+        const uint32_t k = bits >= 32ull * n ? n : (uint32_t)((bits + 31) / 32);
+        if ((st = block(z, yh, yl, q, rn, k, z->estimate && j == 0)) != MIDINT_OK)
             return st;
         if (qout && (size_t)j * n < a &&
             (st = copy(z, qout, a, first * a + (size_t)j * n, q, n, 0, a - j * n < n ? a - j * n : n)) != MIDINT_OK)
@@ -383,6 +413,7 @@ static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsign
     z.n = bits / 32u;
     z.lz = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ);
     z.cmul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_CMUL);
+    z.smul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_SMUL);
     z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
     /* the base's divrem (b + 1 words) within the division kernels this build has (at least 3 words: registry.c) */
     uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
