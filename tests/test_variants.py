@@ -1,5 +1,6 @@
 """Every generated variant against GMP: random and adversarial inputs, runtime sizes, ragged counts, aliasing."""
 
+import os
 import re
 import sys
 
@@ -158,14 +159,22 @@ def cases_for(v):
         for alias in spec["aliases"]:
             add(bits, ipb + 1, "mixed", api="device" if alias in ("rab", "ab") else "host", alias=alias)
     if huge and v["backend"] == "cuda":
-        fields = [c.split() for c in cases]
-        first = {}
-        for f, c in zip(fields, cases):
-            if f[3] == "mixed" and f[5] == "host" and f[6] == "none":
-                first.setdefault(f[1], c)
-        cases = (list(first.values()) + [c for f, c in zip(fields, cases) if f[3] in MOD_HUGE_GPU_PATTERNS] +
-                 [c for f, c in zip(fields, cases) if f[5] == "device"][:1])
+        return reduced(cases, MOD_HUGE_GPU_PATTERNS)
+    if CI_TIER and (m // 32 > MOD_FULL_WORDS and spec["modular"] or lanes_wide_cpu or
+                    v["name"] not in SMALLEST_OF_FAMILY):
+        return reduced(cases, REDUCED_PATTERNS)
     return cases
+
+
+def reduced(cases, patterns):
+    """The first mixed case of each size, the cases of `patterns` and the first on device buffers."""
+    fields = [c.split() for c in cases]
+    first = {}
+    for f, c in zip(fields, cases):
+        if f[3] == "mixed" and f[5] == "host" and f[6] == "none":
+            first.setdefault(f[1], c)
+    return (list(first.values()) + [c for f, c in zip(fields, cases) if f[3] in patterns] +
+            [c for f, c in zip(fields, cases) if f[5] == "device"][:1])
 
 
 def passes_cases(v):
@@ -255,6 +264,21 @@ def long_bits(v):
 
 
 VARIANTS = [v for v in read_variants() if v["op"] in OPS]
+
+# CI's tier (MIDINT_TEST_TIER=ci, set by .ci/run, whose CPU run of OpenCL must stay short): a one-block variant runs
+# the whole matrix where it is the smallest size of its family (its name without the size: the same template and
+# parameters), unless it is a modular one past MOD_FULL_WORDS words or on more than MOD_LANES_CPU_FULL lanes. The others
+# keep the reduced set (the first mixed case of each size, REDUCED_PATTERNS, one case on device buffers): each still
+# meets GMP at its own and padded sizes, while the matrix's patterns, counts and aliases run through the same template
+# at the smaller sizes. Without the variable (a developer's `make test`, the GPU sessions) every variant runs it all.
+CI_TIER = os.environ.get("MIDINT_TEST_TIER") == "ci"
+REDUCED_PATTERNS = ("max", "one", "zero")
+SMALLEST_OF_FAMILY = set()
+_seen = set()
+for _v in sorted(VARIANTS, key=lambda v: (v["bits"], v["name"])):
+    if engine_of(_v) not in _seen:
+        _seen.add(engine_of(_v))
+        SMALLEST_OF_FAMILY.add(_v["name"])
 MATRIX_OF_ENGINE = {}   # (engine, op) -> the variant that runs the whole matrix
 LONG_OF_ENGINE = {}     # (engine, op) -> the smallest variant that serves long_bits
 for _v in sorted((v for v in VARIANTS if v["grid"] != "-"), key=lambda v: v["bits"]):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-sizes.sh — build and test a copy of the tree generated for other sizes, so every test keeps passing (or
 # skips with its reason) for any SIZES a user gives `make gen`. Usage: tools/test-sizes.sh SIZES [SIZES ...]
-# (OpenCL only: the tests' dependence on the sizes does not depend on the backend).
+# (OpenCL only: the tests' dependence on the sizes does not depend on the backend; MIDINT_SIZES_CUDA=1 also compiles
+# the copy's CUDA units where nvcc is found, as CI does with CUDA_PTX_ONLY=1: its check of the CUDA kernels).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: $0 SIZES [SIZES ...]   e.g. $0 1536,65536" >&2; exit 2; }
@@ -20,6 +21,8 @@ git init -q && git add -A   # tests that copy the tree list its files through gi
 for sizes in "$@"; do
     echo "== test-sizes: make gen SIZES=$sizes"
     make gen SIZES="$sizes"
-    make NO_CUDA=1
-    make test NO_CUDA=1 PYTEST_ARGS="$args"
+    cuda="NO_CUDA=1"
+    [ "${MIDINT_SIZES_CUDA:-}" != 1 ] || cuda=""
+    make $cuda
+    make test $cuda PYTEST_ARGS="$args"
 done
