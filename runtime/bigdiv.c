@@ -15,6 +15,7 @@
 #include "kernel_call.h"
 #include "plan.h"
 #include "registry.h"
+#include "wrap_product.h"
 
 /* The base of the iteration: V of b words from one division B^(2b) / (top b words of D' + 1) by the divrem kernels,
  * so b + 1 words must be within their sizes. */
@@ -32,6 +33,12 @@
  * products of n words (the top block of a dividend that the normalising shift pushed past its words, batch GCD's
  * root, a dividend of the divisor's width). */
 #define SHORT_MAX_WORDS 64u
+/* A level's first product, (U - 1) V of w by h + 1 words, is w + h + 1 words long, but mul of two w-word operands
+ * takes a transform of the power of two at or above 2 w points: below the top two levels w is a power of two plus one
+ * (w = n / 2^i + 1) and that is twice the product's length. A product on the NTT grid of exactly its length
+ * (wrap_product.c with nothing to fold) takes half, from products of this many words (below, the one-block kernels'
+ * mul is faster; MIDINT_TEST_WRAP_FROM lowers it for the CPU tests). */
+#define EXACT_FROM_WORDS 4096u
 
 /* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
  * capacity of per_n n + fixed words an instance (about 27 n in all). The reciprocal's (UT .. C1S) are free once it is
@@ -273,6 +280,19 @@ static midint_status base(bigdiv *z, uint32_t b)
     return copy(z, z->r[R_VA], b, 0, quo, 2 * b + 2, 0, b);
 }
 
+/* Whether a level's (U - 1) V takes the grid product of its own length (EXACT_FROM_WORDS). */
+static int exact_product_pays(bigdiv *z, uint32_t w, uint32_t h)
+{
+    const uint64_t len = (uint64_t)w + h + 1;
+    const uint32_t from = z->ctx->hooks.wrap_from ? z->ctx->hooks.wrap_from : EXACT_FROM_WORDS;
+    uint64_t own = 1, padded = 1;
+    while (own < len)
+        own <<= 1;
+    while (padded < 2ull * w)
+        padded <<= 1;
+    return own < padded && len >= from && midint_wrap_product_applies(z->ctx, (uint32_t)len);
+}
+
 /* One level: from V' of h words in VA to V' of w words (h < w <= 2h) in VA. With U = (top w words of D') + 1 and
  * V = B^h + V', E = B^(w+h) - U V >= 0 (V never passes 1 / U's scale: both only round down) and below 8 B^w, so it is
  * computed mod B^(w+1) from the product; then V_w = V B^(w-h) + floor(V E_t 2^k / B^h) with E_t = floor(E / (B^h
@@ -284,13 +304,18 @@ static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
     void *ut = z->r[R_UT], *vp = z->r[R_VP], *vpe = z->r[R_VPE], *p1 = z->r[R_BIG], *e = z->r[R_E], *e2 = z->r[R_E2];
     void *et = z->r[R_ET], *p2 = z->r[R_P2], *c2 = z->r[R_C2], *c2w = z->r[R_C2W], *c1 = z->r[R_C1];
     void *c1s = z->r[R_C1S], *va = z->r[R_VA], *vn = z->r[R_VB];
+    /* (U - 1) V: by mul at w words (V zero-extended to w), or where that would take twice the transform, on the grid
+     * at its own length of w + h + 1 words (V of h + 1 words) */
+    const int exact = exact_product_pays(z, w, h);
+    const uint32_t vw = exact ? h + 1 : w, pw = exact ? w + h + 1 : 2 * w;
     midint_status st;
     if ((st = copy(z, ut, w, 0, z->r[R_DN], n, n - w, w)) != MIDINT_OK ||           /* top w words of D' */
-        (st = zero(z, vp, w)) != MIDINT_OK || (st = copy(z, vp, w, 0, va, h, 0, h)) != MIDINT_OK ||
-        (st = copy(z, vp, w, h, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK ||                 /* V, h + 1 words */
-        (st = mul(z, w, p1, ut, vp)) != MIDINT_OK ||                                    /* (U - 1) V */
-        (st = zero(z, vpe, w + 1)) != MIDINT_OK || (st = copy(z, vpe, w + 1, 0, vp, w, 0, w)) != MIDINT_OK ||
-        (st = copy(z, e, w + 1, 0, p1, 2 * w, 0, w + 1)) != MIDINT_OK ||
+        (st = zero(z, vp, vw)) != MIDINT_OK || (st = copy(z, vp, vw, 0, va, h, 0, h)) != MIDINT_OK ||
+        (st = copy(z, vp, vw, h, z->r[R_ONES], 1, 0, 1)) != MIDINT_OK ||                /* V, h + 1 words */
+        (st = exact ? midint_wrap_product(z->ctx, z->m, w, h + 1, pw, p1, ut, vp, z->stream)
+                    : mul(z, w, p1, ut, vp)) != MIDINT_OK ||                            /* (U - 1) V */
+        (st = zero(z, vpe, w + 1)) != MIDINT_OK || (st = copy(z, vpe, w + 1, 0, vp, vw, 0, h + 1)) != MIDINT_OK ||
+        (st = copy(z, e, w + 1, 0, p1, pw, 0, w + 1)) != MIDINT_OK ||
         (st = sub(z, w + 1, e, z->r[R_ZERO], e, NULL)) != MIDINT_OK ||                   /* -(U - 1) V - V */
         (st = sub(z, w + 1, e, e, vpe, NULL)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHR, w + 1, e2, e, 32u * h + k, NULL)) != MIDINT_OK || /* E_t */

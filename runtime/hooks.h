@@ -28,8 +28,9 @@ typedef struct midint_test_hooks {
                                     * (bigdiv.c) at every size of 2 words or more, its Newton iteration starting from at
                                     * most B words (B >= 2), so that CPU tests reach its every level at small sizes */
     uint32_t wrap_from;            /* MIDINT_TEST_WRAP_FROM=W: batch_gcd.c's remainder tree takes wrapped products
-                                    * (wrap_product.c) wherever the parents' fractions have at least W words, so that
-                                    * CPU tests reach them at small sizes */
+                                    * (wrap_product.c) wherever the parents' fractions have at least W words, and
+                                    * bigdiv.c's levels their products of their own length from W words, so that CPU
+                                    * tests reach them at small sizes */
     uint32_t gcd_part;             /* MIDINT_TEST_GCD_PART=P: midint_batch_gcd splits a batch of more than P moduli
                                     * into parts of P (a power of two, at least 4), as it does past its sizes */
     size_t device_bytes;           /* MIDINT_TEST_DEVICE_BYTES=B: midint_batch_gcd sizes its parts as if the device had

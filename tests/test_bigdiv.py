@@ -49,6 +49,20 @@ def test_every_level_at_small_sizes(backend, base):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_levels_with_products_of_their_own_length(backend):
+    """A level's (U - 1) V on the NTT grid at its own length (w + h + 1 words) where mul would pad it to twice that:
+    from 4096 words, reached here at small sizes by MIDINT_TEST_WRAP_FROM=1 (levels of w = 9, 17, 26, 50 ... words)."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (512, 1600, 4096)):
+        for k, pattern in enumerate(("random", "max", "near", "mersenne", "pow2", "single_bits")):
+            cases.append(f"divrem {bits} {1 + 4 * (k % 2)} {pattern} {k + 90} host none abits={(bits, 2 * bits)[k % 2]}")
+        cases.append(f"mod {bits} 7 mixed 97 device none")
+    proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_WRAP_FROM": "1"})
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_real_sizes_against_gmp(backend):
     """Just above the kernels (33 words more and a size no power of two), then 2^16 .. 2^21 bits (the issue's range
     for CPU tests): every pattern near the kernels, the edges further up, dividends of one and two widths."""
