@@ -280,17 +280,14 @@ static midint_status base(bigdiv *z, uint32_t b)
     return copy(z, z->r[R_VA], b, 0, quo, 2 * b + 2, 0, b);
 }
 
-/* Whether a level's (U - 1) V takes the grid product of its own length (EXACT_FROM_WORDS). */
+/* Whether a level's (U - 1) V takes the grid product of its own length (EXACT_FROM_WORDS): a shorter transform than
+ * mul's at w words, by the planner's own rule for both (plan.h). */
 static int exact_product_pays(bigdiv *z, uint32_t w, uint32_t h)
 {
     const uint64_t len = (uint64_t)w + h + 1;
     const uint32_t from = z->ctx->hooks.wrap_from ? z->ctx->hooks.wrap_from : EXACT_FROM_WORDS;
-    uint64_t own = 1, padded = 1;
-    while (own < len)
-        own <<= 1;
-    while (padded < 2ull * w)
-        padded <<= 1;
-    return own < padded && len >= from && midint_wrap_product_applies(z->ctx, (uint32_t)len);
+    return midint_bit_length(len - 1) < midint_bit_length(2ull * w - 2) && len >= from &&
+           midint_wrap_product_applies(z->ctx, (uint32_t)len);
 }
 
 /* One level: from V' of h words in VA to V' of w words (h < w <= 2h) in VA. With U = (top w words of D') + 1 and

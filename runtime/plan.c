@@ -7,7 +7,7 @@
 
 #include "plan.h"
 
-static uint32_t bit_length(uint64_t x)
+uint32_t midint_bit_length(uint64_t x)
 {
     uint32_t b = 0;
     for (; x; x >>= 1)
@@ -47,7 +47,7 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
         n = p->piece_words;
     }
     /* a wrapped product: as many points as result words (its coefficients c + L add to c) */
-    uint32_t lg = p->wrap_b ? bit_length(p->rn - 1u) : bit_length(2u * (uint64_t)n - 2u);
+    uint32_t lg = p->wrap_b ? midint_bit_length(p->rn - 1u) : midint_bit_length(2u * (uint64_t)n - 2u);
     if (lg < g->log_min)
         lg = g->log_min;
     if (ctx->hooks.ntt_log > lg)

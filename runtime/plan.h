@@ -4,6 +4,10 @@
 
 #include "context.h"
 
+/* The bits of x (0 for 0): an NTT grid plan of n-word operands takes 2^midint_bit_length(2 n - 2) points, a wrapped
+ * product into rn words 2^midint_bit_length(rn - 1) (plan.c), each at least the engine's shortest. */
+uint32_t midint_bit_length(uint64_t x);
+
 /* How one call runs: the variant's launches for n words and `count` instances, and the workspace they share. A grid
  * variant runs `group` instances per pass; each pass launches its kernels in order. */
 typedef struct midint_plan {
