@@ -8,7 +8,10 @@
  * D' / B^n in [1/2, 1). The reciprocal is kept as V = B^n + V' (V' of n words, the leading 1 implicit), an
  * underestimate of B^(2n) / D' by at most 89 units (the bound below). */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
 #include "bigdiv.h"
@@ -71,7 +74,32 @@ typedef struct bigdiv {
     uint32_t n;        /* the divisor's words */
     void *r[R_COUNT];  /* the regions' handles */
     const midint_kernel *lz, *cmul, *smul, *pick;
+    int trace;         /* MIDINT_TRACE_BIGDIV=1: each phase's wall time and library steps to stderr */
+    unsigned steps;    /* library calls, copies and fills queued since the last phase */
+    double since;      /* when the last phase ended (seconds) */
 } bigdiv;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The phase just queued (`what` at w words) has ended: with tracing on, wait for the stream and print the wall time
+ * since the last phase and the steps it queued. Wall time, not the backend's events, so that a phase of many small
+ * steps shows what their launches cost, and so that batch_gcd's own trace (which uses the events) can run with it. */
+static midint_status phase(bigdiv *z, const char *what, uint32_t w)
+{
+    if (!z->trace)
+        return MIDINT_OK;
+    midint_status st = z->ctx->ops->synchronize(z->ctx, z->stream);
+    const double t = now();
+    fprintf(stderr, "midint bigdiv: %-9s %10u words %4u steps %9.3f ms\n", what, w, z->steps, 1e3 * (t - z->since));
+    z->steps = 0;
+    z->since = t;
+    return st;
+}
 
 static size_t region_words(unsigned k, uint32_t n, size_t m)
 {
@@ -105,17 +133,20 @@ size_t midint_bigdiv_pass(const midint_context *ctx, unsigned bits, size_t count
 static midint_status copy(bigdiv *z, void *dst, uint32_t dw, size_t doff, const void *src, uint32_t sw, size_t soff,
                           uint32_t k)
 {
+    z->steps++;
     return midint_copy_words(z->ctx, dst, dw, doff, src, sw, soff, k, z->m, z->stream);
 }
 
 static midint_status zero(bigdiv *z, void *dst, uint32_t w)
 {
+    z->steps++;
     return z->ctx->ops->fill(z->ctx, dst, 0, (size_t)w * 4 * z->m, z->stream);
 }
 
 /* One library operation on the pass's instances at w words. */
 static midint_status op(bigdiv *z, midint_op o, uint32_t w, void *const *bufs, const unsigned *scalars)
 {
+    z->steps++;
     return midint_kernel_call(z->ctx, o, z->m, 32u * w, bufs, scalars, z->stream);
 }
 
@@ -159,6 +190,7 @@ static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads,
     l.n = n;
     l.x0 = x0;
     l.grid = (threads + k->block - 1) / k->block;
+    z->steps++;
     return z->ctx->ops->launch(z->ctx, k, &l, z->stream);
 }
 
@@ -346,8 +378,11 @@ static midint_status reciprocal(bigdiv *z, uint32_t base_max)
         levels++;
     }
     midint_status st = base(z, widths[levels]);
+    if (st == MIDINT_OK)
+        st = phase(z, "base", widths[levels]);
     for (unsigned i = levels; i-- > 0 && st == MIDINT_OK;)
-        st = level(z, widths[i + 1], widths[i], i == 0 ? TOP_SHIFT : 0u);
+        if ((st = level(z, widths[i + 1], widths[i], i == 0 ? TOP_SHIFT : 0u)) == MIDINT_OK)
+            st = phase(z, "level", widths[i]);
     return st;
 }
 
@@ -388,7 +423,8 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         (st = zero(z, xz, xw)) != MIDINT_OK || (st = copy(z, xz, xw, 0, ain, a, first * a, a)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHL, xw, x, xz, 0, lz)) != MIDINT_OK ||
         (st = leading_zeros(z, z->r[R_LZX], x, xw)) != MIDINT_OK ||
-        (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = reciprocal(z, base_max)) != MIDINT_OK)
+        (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = phase(z, "inputs", a)) != MIDINT_OK ||
+        (st = reciprocal(z, base_max)) != MIDINT_OK)
         return st;
     /* the quotient's blocks from the top, each written out as it is made (the inputs are all read): the top one from
      * X's words [(nb - 1) n, (nb + 1) n), its high half below 2^s <= D'; then each from the remainder before it times
@@ -406,7 +442,8 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
          * has at most 32 (nb - j) n - top_zeros bits */
         const uint64_t above = 32ull * (nb - j) * n, bits = above > top_zeros ? above - top_zeros : 0;
         const uint32_t k = bits >= 32ull * n ? n : (uint32_t)((bits + 31) / 32);
-        if ((st = block(z, yh, yl, q, rn, k, z->estimate && j == 0)) != MIDINT_OK)
+        if ((st = block(z, yh, yl, q, rn, k, z->estimate && j == 0)) != MIDINT_OK ||
+            (st = phase(z, "block", k)) != MIDINT_OK)
             return st;
         if (qout && (size_t)j * n < a &&
             (st = copy(z, qout, a, first * a + (size_t)j * n, q, n, 0, a - j * n < n ? a - j * n : n)) != MIDINT_OK)
@@ -421,7 +458,9 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
     if ((st = copy(z, yh, n, 0, rc, n + 1, 0, n)) != MIDINT_OK ||
         (st = shift(z, MIDINT_OP_SHR, n, d, yh, 0, lz)) != MIDINT_OK)
         return st;
-    return copy(z, rout, n, first * n, d, n, 0, n);
+    if ((st = copy(z, rout, n, first * n, d, n, 0, n)) != MIDINT_OK)
+        return st;
+    return phase(z, "remainder", n);
 }
 
 static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsigned abits, size_t count,
@@ -437,6 +476,8 @@ static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsign
     z.cmul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_CMUL);
     z.smul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_SMUL);
     z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
+    const char *trace = getenv("MIDINT_TRACE_BIGDIV");
+    z.trace = trace && strcmp(trace, "1") == 0;
     /* the base's divrem (b + 1 words) within the division kernels this build has (at least 3 words: registry.c) */
     uint32_t base_max = ctx->hooks.bigdiv_base ? ctx->hooks.bigdiv_base : BASE_MAX_WORDS;
     if (base_max > ctx->kernel_max_bits[MIDINT_OP_DIVREM] / 32u - 1u)
@@ -450,6 +491,8 @@ static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsign
     midint_status st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
     if (st == MIDINT_OK)
         st = bind_regions(&z);
+    if (st == MIDINT_OK && z.trace && (st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK)
+        z.since = now();
     for (size_t first = 0; first < count && st == MIDINT_OK; first += z.m) { /* in stream order: no waits */
         z.m = count - first < m ? count - first : m;
         st = run_pass(&z, o, abits, bufs, first, base_max);
