@@ -155,7 +155,7 @@ class Operation:
 # largest partial-product carries; for bitwise operations, every bit pattern at word edges; for comparisons,
 # operands that differ in one word only, at either end.
 ADD_PATTERNS = ("random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement", "single_bits", "runs",
-                "equal", "edges")
+                "equal", "edges", "breaks")
 ADD_CHAINS = ("ones_plus_one", "zero_minus_one", "runs", "complement")
 MUL_PATTERNS = ("random", "zero", "max", "one", "single_bits", "mersenne", "complement", "runs", "sparse", "edges")
 MUL_CHAINS = ("max", "mersenne", "runs")

@@ -95,6 +95,22 @@ static void p_runs(rng *g, unsigned n, uint32_t *a, uint32_t *b)
         b[rng_next(g) % n] = 1;
 }
 
+/* whole-width runs of all-ones (or zero) words broken at a few random words, b 1 at word 0 and at a few random
+ * words: carries (borrows) that enter a grid tile from below and run far into it before a break takes them */
+static void p_breaks(rng *g, unsigned n, uint32_t *a, uint32_t *b)
+{
+    uint32_t fill = rng_next(g) & 1 ? 0xffffffffu : 0;
+    for (unsigned i = 0; i < n; i++) {
+        a[i] = fill;
+        b[i] = 0;
+    }
+    for (unsigned k = 0; k < 4; k++)
+        a[rng_next(g) % n] = rnd32(g);
+    b[0] = 1;
+    for (unsigned k = 0; k < 3; k++)
+        b[rng_next(g) % n] = 1;
+}
+
 static void p_equal(rng *g, unsigned n, uint32_t *a, uint32_t *b)
 {
     p_random(g, n, a, b);
@@ -170,12 +186,13 @@ static const struct { const char *name; pattern_fn fn; } patterns[] = {
     {"complement", p_complement},   {"single_bits", p_single_bits}, {"runs", p_runs},
     {"equal", p_equal},            {"one", p_one},           {"mersenne", p_mersenne},
     {"sparse", p_sparse},           {"edges", p_edges},       {"differ", p_differ},
+    {"breaks", p_breaks},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
 const char *const pattern_names[] = {"random", "zero", "max", "ones_plus_one", "zero_minus_one", "complement",
                                      "single_bits", "runs", "equal", "one", "mersenne", "sparse", "edges", "differ",
-                                     "mixed", NULL};
+                                     "breaks", "mixed", NULL};
 
 int fill_operands(const char *pattern, uint64_t seed, size_t count, unsigned n, uint32_t *a, uint32_t *b)
 {
