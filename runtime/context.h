@@ -7,7 +7,10 @@
 
 #define MIDINT_MSG_LEN 512
 #define MIDINT_MAX_FORCED 64
-#define MIDINT_DISPATCH_MEMO 8
+/* Dispatch decisions remembered, by a hash of the call's shape: a power of two. The division of large numbers calls
+ * about six shapes a level over a dozen levels, batch GCD more; 8 slots in turn missed nearly every call there, and a
+ * miss walks the registry (3-4 us: tuning/RESULTS.md, twenty-third session). */
+#define MIDINT_DISPATCH_MEMO 512
 #define MIDINT_STEPS_SLOTS 24 /* temporaries of an expression step by step: values alive at once, at most */
 
 /* Operands of one call through the pipeline at most (an expression's outputs and inputs; an operation's buffers). */
@@ -41,7 +44,7 @@ typedef struct midint_host_block {
     struct midint_host_block *next;
 } midint_host_block;
 
-/* A remembered dispatch decision: repeated calls of one shape skip the registry walk (a few microseconds). */
+/* A remembered dispatch decision: repeated calls of one shape skip the registry walk. */
 typedef struct midint_dispatch_memo {
     midint_op op;
     uint32_t n;
@@ -99,7 +102,6 @@ struct midint_context {
     unsigned char *refused;         /* per registry entry: its kernels were turned down by the device (kernels_run) */
     char refusal[MIDINT_MSG_LEN];   /* why the last one was: said when no variant is left for a call */
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
-    unsigned memo_next;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open (registry.c) */
     uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
                                                      * may go further: divrem and mod of large numbers, bigdiv.c) */

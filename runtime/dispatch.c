@@ -157,16 +157,24 @@ static int is_forced(const midint_context *ctx, const midint_variant *v)
     return 0;
 }
 
+_Static_assert((MIDINT_DISPATCH_MEMO & (MIDINT_DISPATCH_MEMO - 1)) == 0, "the memo's slots: a power of two");
+
+/* The memo slot of a call's shape: a multiplicative hash of its fields. */
+static unsigned memo_slot(midint_op op, uint32_t n, size_t count, int even_moduli)
+{
+    uint64_t h = ((uint64_t)n << 20) ^ ((uint64_t)count << 7) ^ ((uint64_t)op << 1) ^ (uint64_t)even_moduli;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 40) & (MIDINT_DISPATCH_MEMO - 1u);
+}
+
 midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
                               const midint_variant **out)
 {
     even_moduli = even_moduli != 0;
-    for (unsigned i = 0; i < MIDINT_DISPATCH_MEMO; i++) {
-        const midint_dispatch_memo *m = &ctx->memo[i];
-        if (m->v && m->op == op && m->n == n && m->count == count && m->even_moduli == even_moduli) {
-            *out = m->v;
-            return MIDINT_OK;
-        }
+    midint_dispatch_memo *m = &ctx->memo[memo_slot(op, n, count, even_moduli)];
+    if (m->v && m->op == op && m->n == n && m->count == count && m->even_moduli == even_moduli) {
+        *out = m->v;
+        return MIDINT_OK;
     }
     midint_status st = dispatch(ctx, op, n, count, even_moduli, out);
     /* a chosen variant the device turns down once its kernels are built is left out, and the choice made again */
@@ -178,10 +186,8 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
             st = dispatch(ctx, op, n, count, even_moduli, out);
     }
-    if (st == MIDINT_OK) {
-        ctx->memo[ctx->memo_next] = (midint_dispatch_memo){op, n, count, even_moduli, *out};
-        ctx->memo_next = (ctx->memo_next + 1) % MIDINT_DISPATCH_MEMO;
-    }
+    if (st == MIDINT_OK)
+        *m = (midint_dispatch_memo){op, n, count, even_moduli, *out}; /* the slot's last shape */
     return st;
 }
 
