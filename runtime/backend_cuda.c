@@ -12,6 +12,7 @@ typedef struct cuda_state {
     cudaStream_t pipe[MIDINT_PIPE_SLOTS]; /* the host path's slots, made at first use */
     cudaEvent_t fence[MIDINT_FENCES];
     int fence_marked[MIDINT_FENCES];
+    cudaStream_t fence_stream[MIDINT_FENCES]; /* where each was last marked */
 } cuda_state;
 
 #define STATE(ctx) ((cuda_state *)(ctx)->be)
@@ -314,7 +315,8 @@ static midint_status cu_download_async(midint_context *ctx, void *host, const vo
 static midint_status cu_fence_mark(midint_context *ctx, unsigned i, void *stream)
 {
     cuda_state *s = STATE(ctx);
-    cudaError_t err = cudaEventRecord(s->fence[i], stream ? (cudaStream_t)stream : s->stream);
+    s->fence_stream[i] = stream ? (cudaStream_t)stream : s->stream;
+    cudaError_t err = cudaEventRecord(s->fence[i], s->fence_stream[i]);
     s->fence_marked[i] = err == cudaSuccess;
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventRecord");
 }
@@ -322,9 +324,15 @@ static midint_status cu_fence_mark(midint_context *ctx, unsigned i, void *stream
 static midint_status cu_fence_wait(midint_context *ctx, void *stream, unsigned i)
 {
     cuda_state *s = STATE(ctx);
-    cudaError_t err = s->fence_marked[i]
-                          ? cudaStreamWaitEvent(stream ? (cudaStream_t)stream : s->stream, s->fence[i], 0)
-                          : cudaSuccess;
+    cudaStream_t on = stream ? (cudaStream_t)stream : s->stream;
+    /* a mark on the same stream is behind us already (a stream runs in order): no wait to enqueue, which saves a
+     * driver call on every grid call of a chain (the division of large numbers makes hundreds). Only on the
+     * context's own streams: a caller's stream may have been destroyed since the mark and its handle reused. */
+    int own = on == s->stream;
+    for (unsigned k = 0; k < MIDINT_PIPE_SLOTS && !own; k++)
+        own = on == s->pipe[k] && s->pipe[k];
+    const int behind = own && s->fence_stream[i] == on;
+    cudaError_t err = s->fence_marked[i] && !behind ? cudaStreamWaitEvent(on, s->fence[i], 0) : cudaSuccess;
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamWaitEvent");
 }
 

@@ -87,15 +87,18 @@ static double now(void)
 }
 
 /* The phase just queued (`what` at w words) has ended: with tracing on, wait for the stream and print the wall time
- * since the last phase and the steps it queued. Wall time, not the backend's events, so that a phase of many small
- * steps shows what their launches cost, and so that batch_gcd's own trace (which uses the events) can run with it. */
+ * since the last phase, the steps it queued and the host's time to queue them (near the wall time where the host
+ * bounds it). Wall time, not the backend's events, so that a phase of many small steps shows what their launches
+ * cost, and so that batch_gcd's own trace (which uses the events) can run with it. */
 static midint_status phase(bigdiv *z, const char *what, uint32_t w)
 {
     if (!z->trace)
         return MIDINT_OK;
+    const double queued = now();
     midint_status st = z->ctx->ops->synchronize(z->ctx, z->stream);
     const double t = now();
-    fprintf(stderr, "midint bigdiv: %-9s %10u words %4u steps %9.3f ms\n", what, w, z->steps, 1e3 * (t - z->since));
+    fprintf(stderr, "midint bigdiv: %-9s %10u words %4u steps %9.3f ms (%.3f ms to queue them)\n", what, w, z->steps,
+            1e3 * (t - z->since), 1e3 * (queued - z->since));
     z->steps = 0;
     z->since = t;
     return st;
