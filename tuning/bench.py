@@ -144,29 +144,38 @@ def mod_table(m, ops, gen, asked, args):
 
 # operand-sized transfers per instance of the shipped expressions (inputs read + outputs written)
 EXPR_IO = {"six": 3, "poly": 3}
-# single instances: the products of the issue's marks, and one addition of 128 MiB operands
-SINGLE = tuple(("mul", 1 << e) for e in (20, 22, 24, 26, 27, 29)) + (("mullo", 1 << 24), ("add", 1 << 30),
-                                                                     ("sub", 1 << 30))
+# single instances: the products of the issue's marks, and one addition of 128 MiB operands; random operands, and
+# ":PATTERN" (the test drivers' shapes) for carries that cross every tile: all-ones sums and differences, the
+# product of all-ones operands (grid fix-ups rewrite whole tiles there: tuning/RESULTS.md, twenty-third session)
+SINGLE = tuple(f"mul:{1 << e}" for e in (20, 22, 24, 26, 27, 29)) + (
+    f"mullo:{1 << 24}", f"add:{1 << 30}", f"sub:{1 << 30}", f"add:{1 << 30}:ones_plus_one",
+    f"sub:{1 << 30}:zero_minus_one", f"add:{1 << 30}:breaks", f"mul:{1 << 26}:max")
 
 
 def single_table(m, args):
     """One instance per call, timed like the batches, against GMP's mpn on one host core."""
-    pairs = [(p.split(":")[0], int(p.split(":")[1])) for p in args.single.split(",") if p]
-    if not pairs:
+    cases = [(f[0], int(f[1]), f[2] if len(f) > 2 else "random") for f in (p.split(":") for p in args.single.split(","))
+             if f[0]]
+    if not cases:
         return []
     print(f"\nsingle instances ({args.reps} launches, median), GMP on one core")
-    print(f"{'op':6} {'bits':>10}  {'variant':40} {'ms':>9} {'GB/s':>8} {'GMP ms':>9} {'x GMP':>7} check")
+    print(f"{'op':6} {'bits':>10} {'operands':14} {'variant':40} {'ms':>9} {'GB/s':>8} {'GMP ms':>9} {'x GMP':>7} "
+          "check")
     rows = []
-    for op, bits in pairs:
-        name, ms, passed, msg = m.time(op, bits, 1, "default", args.reps)
+    for op, bits, pattern in cases:
+        if pattern == "random":
+            name, ms, passed, msg = m.time(op, bits, 1, "default", args.reps)
+        else:
+            f = m.ask(f"run {op} {bits} 1 default {args.reps} pattern={pattern}")
+            name, ms, passed, msg = f[4], float(f[6]) if f[5] == "ok" else None, f[7] == "pass", " ".join(f[8:])
         if ms is None:
-            print(f"{op:6} {bits:10d}  failed: {msg}")
+            print(f"{op:6} {bits:10d} {pattern:14} failed: {msg}")
             continue
         gmp_ms = 1e3 * float(m.ask(f"gmp {op} {bits} 1 1")[5])
         gbps = bytes_moved(op, bits) / ms / 1e6
-        rows.append(dict(op=op, bits=bits, variant=name, median_ms=ms, gbps=gbps, gmp_ms=gmp_ms,
+        rows.append(dict(op=op, bits=bits, operands=pattern, variant=name, median_ms=ms, gbps=gbps, gmp_ms=gmp_ms,
                          speedup=gmp_ms / ms, check="pass" if passed else "FAIL"))
-        print(f"{op:6} {bits:10d}  {name:40} {ms:9.4f} {gbps:8.1f} {gmp_ms:9.2f} {gmp_ms / ms:7.1f} "
+        print(f"{op:6} {bits:10d} {pattern:14} {name:40} {ms:9.4f} {gbps:8.1f} {gmp_ms:9.2f} {gmp_ms / ms:7.1f} "
               f"{rows[-1]['check']}", flush=True)
     return rows
 
@@ -184,8 +193,9 @@ def main(argv=None):
     ap.add_argument("--tuning", default="", help="tuned table to use ('none': the default rule; default: what "
                     "the library finds for this device)")
     ap.add_argument("--out", default=str(ROOT / "out" / "bench"), help="prefix of the CSV and PNG files")
-    ap.add_argument("--single", default=",".join(f"{op}:{bits}" for op, bits in SINGLE),
-                    help="op:bits pairs timed as one instance against GMP on one core ('' for none)")
+    ap.add_argument("--single", default=",".join(SINGLE),
+                    help="op:bits or op:bits:PATTERN (the test drivers' operand shapes) timed as one instance against "
+                    "GMP on one core ('' for none)")
     ap.add_argument("--exprs", default="all", help="expressions to time, fused and as separate calls (expr_NAME,...; "
                     "default all generated; '' for none): a third table and <out>_expr.csv")
     args = ap.parse_args(argv)
