@@ -347,11 +347,20 @@ static int exact_product_pays(bigdiv *z, uint32_t w, uint32_t h)
            midint_wrap_product_applies(z->ctx, (uint32_t)len);
 }
 
+/* dst (dw words) = the low dw words of src (sw words) >> by, through tmp (sw words): a shift and a copy. Where `by` is
+ * whole words the level takes one place() instead. */
+static midint_status shifted(bigdiv *z, void *dst, uint32_t dw, void *tmp, const void *src, uint32_t sw, unsigned by)
+{
+    midint_status st = shift(z, MIDINT_OP_SHR, sw, tmp, src, by, NULL);
+    return st != MIDINT_OK ? st : copy(z, dst, dw, 0, tmp, sw, 0, dw);
+}
+
 /* One level: from V' of h words in VA to V' of w words (h < w <= 2h) in VA. With U = (top w words of D') + 1 and
  * V = B^h + V', E = B^(w+h) - U V >= 0 (V never passes 1 / U's scale: both only round down) and below 8 B^w, so it is
  * computed mod B^(w+1) from the product; then V_w = V B^(w-h) + floor(V E_t 2^k / B^h) with E_t = floor(E / (B^h
  * 2^k)), which is V' B^(w-h) + (E_t << k) + (V' E_t >> (32 h - k)). k = 0 where w < 2h (each level's error stays
- * within 7 units) and TOP_SHIFT at the top (w = 2h: E_t of h words, not h + 1). */
+ * within 7 units) and TOP_SHIFT at the top (w = 2h: E_t of h words, not h + 1). With k = 0 both shifts are whole
+ * words: E_t is E's words [h, w + 1), at most h of them, and V' E_t >> 32 h the product's words [h, 2 h). */
 static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
 {
     const uint32_t n = z->n;
@@ -371,11 +380,11 @@ static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
         (st = copy(z, e, w + 1, 0, p1, pw, 0, w + 1)) != MIDINT_OK ||
         (st = sub(z, w + 1, e, z->r[R_ZERO], e, NULL)) != MIDINT_OK ||                   /* -(U - 1) V - V */
         (st = sub(z, w + 1, e, e, vpe, NULL)) != MIDINT_OK ||
-        (st = shift(z, MIDINT_OP_SHR, w + 1, e2, e, 32u * h + k, NULL)) != MIDINT_OK || /* E_t */
-        (st = copy(z, et, h, 0, e2, w + 1, 0, h)) != MIDINT_OK ||
+        (st = k ? shifted(z, et, h, e2, e, w + 1, 32u * h + k) : place(z, et, h, 0, e, w + 1, h, w + 1 - h, NULL)) !=
+            MIDINT_OK ||                                                                  /* E_t */
         (st = mul(z, h, p2, va, et)) != MIDINT_OK ||                                    /* V' E_t */
-        (st = shift(z, MIDINT_OP_SHR, 2 * h, c2, p2, 32u * h - k, NULL)) != MIDINT_OK ||
-        (st = copy(z, c2w, w, 0, c2, 2 * h, 0, w)) != MIDINT_OK ||
+        (st = k ? shifted(z, c2w, w, c2, p2, 2 * h, 32u * h - k) : place(z, c2w, w, 0, p2, 2 * h, h, h, NULL)) !=
+            MIDINT_OK ||
         (st = place(z, vn, w, w - h, va, h, 0, h, NULL)) != MIDINT_OK || (st = add(z, w, vn, vn, c2w)) != MIDINT_OK ||
         (st = place(z, c1, w, 0, et, h, 0, h, NULL)) != MIDINT_OK)
         return st;
