@@ -179,6 +179,16 @@ static midint_status shift(bigdiv *z, midint_op o, uint32_t w, void *r, const vo
     return op(z, o, w, bufs, scalars);
 }
 
+/* One of the runtime's helper kernels over the pass's m instances, `threads` threads in all (l holds its buffers and
+ * parameters). */
+static midint_status launch_helper(bigdiv *z, const midint_kernel *k, midint_launch *l, uint64_t threads)
+{
+    l->count = z->m;
+    l->grid = (threads + k->block - 1) / k->block;
+    z->steps++;
+    return z->ctx->ops->launch(z->ctx, k, l, z->stream);
+}
+
 static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads, void *r, const void *a,
                             const void *b, void *aux, void *ws, uint32_t n, uint32_t x0)
 {
@@ -189,12 +199,9 @@ static midint_status helper(bigdiv *z, const midint_kernel *k, uint64_t threads,
     l.b = b;
     l.aux = aux;
     l.ws = ws;
-    l.count = z->m;
     l.n = n;
     l.x0 = x0;
-    l.grid = (threads + k->block - 1) / k->block;
-    z->steps++;
-    return z->ctx->ops->launch(z->ctx, k, &l, z->stream);
+    return launch_helper(z, k, &l, threads);
 }
 
 /* dst (dw words an instance) = zeros with src's words [soff, soff + k) (sw-word instances) at doff and one word of
@@ -209,15 +216,12 @@ static midint_status place(bigdiv *z, void *dst, uint32_t dw, uint32_t doff, con
     l.a = src;
     l.b = then;
     l.vec = then != NULL;
-    l.count = z->m;
     l.n = dw;
     l.ti = sw;
     l.inst0 = soff;
     l.x0 = k;
     l.x1 = doff;
-    l.grid = ((uint64_t)z->m * dw + z->place->block - 1) / z->place->block;
-    z->steps++;
-    return z->ctx->ops->launch(z->ctx, z->place, &l, z->stream);
+    return launch_helper(z, z->place, &l, (uint64_t)z->m * dw);
 }
 
 /* lz[i] = the leading zero bits of instance i of x (w words), lz[m] their least over the pass. */
