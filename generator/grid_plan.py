@@ -29,6 +29,7 @@ class GridKernel:
     shared_words: int    # dynamic shared words per block, before the OpenCL shuffle scratch
     span: int            # columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup)
     scans: bool          # uses the block carry scan (so needs the OpenCL shuffle scratch)
+    outputs: int = 0     # rows_mac: outputs of a product of pieces each block sums and transforms back; 0 otherwise
 
     def name(self, engine: str) -> str:
         return f"{engine}_{self.role}{1 << self.log_length if self.log_length else ''}"
@@ -49,6 +50,11 @@ MAX_GROUP_ITEMS = {"cuda": 1024, "opencl": 256}
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
 # registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
 # to 95 and the row kernels 80 (256 points) to 128 (4096)
+# Outputs of a product of pieces one rows_mac block makes (docs/ntt.md "Pieces"), each in a row buffer of shared
+# memory: a piece's row is read once per block instead of once per output it enters (at 4 pieces, 20 planes read
+# for 7 outputs instead of 32). Two fit the buffers every row kernel has (NVIDIA's OpenCL allows 48 KB); on an H200
+# CUDA with 4 read 14 planes but ran slower than with 2 (fewer blocks per SM; the kernel is bound by its arithmetic).
+MAC_OUTPUTS = {"cuda": 2, "opencl": 2}
 REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "cols_wrap": 64, "rows": 64, "rows_fwd": 64, "rows_mac": 64}
 DIGIT_BITS = 32
 PRIME_SET = 3
@@ -111,13 +117,15 @@ def col_kernel(s: int, r: int, role: str, max_items: int) -> GridKernel:
     return GridKernel(role, s, "kernel_ntt_cols.j2", threads, columns * column_stride(s, columns), columns, False)
 
 
-def row_kernel(s: int, r: int, role: str = "rows") -> GridKernel:
+def row_kernel(s: int, r: int, role: str, backend: str) -> GridKernel:
     """The row pass of one product (rows), or for products of pieces (docs/ntt.md "Pieces") its forward half
     (rows_fwd) and its sums of products with the inverse (rows_mac): each a kernel of its own, so that each keeps its
-    registers (modes in one kernel cost 3-6% at 2^20-2^27 bits, and spilled)."""
+    registers (modes in one kernel cost 3-6% at 2^20-2^27 bits, and spilled). Two row buffers per row, or one per
+    output where rows_mac makes more."""
     rows = max(1, BLOCK_ELEMENTS >> s)
+    outputs = MAC_OUTPUTS[backend] if role == "rows_mac" else 0
     return GridKernel(role, s, "kernel_ntt_rows.j2" if role == "rows" else "kernel_ntt_rows_pieces.j2",
-                      rows * ((1 << s) // r), rows * 2 * ntt_plan.padded(1 << s), rows, False)
+                      rows * ((1 << s) // r), rows * max(2, outputs) * ntt_plan.padded(1 << s), rows, False, outputs)
 
 
 def crt_kernel(block: int, pieces: bool = False) -> GridKernel:
@@ -187,7 +195,7 @@ def kernels(v: Variant) -> list[GridKernel]:
         return [expr_tile_kernel(v), fixup_kernel(v.grid, v.grid * v.chunk_words)]
     if v.ntt is None:
         return [tile_kernel(v.grid, v.q), fixup_kernel(v.grid, v.grid * v.q)]
-    out = [row_kernel(s, v.q, role) for role in ("rows", "rows_fwd", "rows_mac") for s in ROW_LOGS]
+    out = [row_kernel(s, v.q, role, v.backend) for role in ("rows", "rows_fwd", "rows_mac") for s in ROW_LOGS]
     out += [col_kernel(s, v.q, role, MAX_GROUP_ITEMS[v.backend]) for role in COL_ROLES for s in COL_LOGS]
     return out + [crt_kernel(v.grid, pieces) for pieces in (False, True)] + [fixup_kernel(v.grid, v.grid * CRT_WORDS)]
 

@@ -57,6 +57,7 @@ class Kernel:
     program: str              # the OpenCL program it is built in
     source: str
     impl: int = 0             # index in its backend's launcher / kernel table
+    outputs: int = 0          # rows_mac: outputs of a product of pieces per block (GridKernel.outputs)
 
     @property
     def launcher(self) -> str:
@@ -101,7 +102,7 @@ def grid_kernels(env, v: Variant) -> list:
                                                      shared_bytes=grid_plan.shared_bytes(k, v.backend),
                                                      **grid_plan.render_context(v, k))
         out.append(Kernel(name, v.backend, k.role, k.log_length, k.block, grid_plan.shared_bytes(k, v.backend),
-                          k.span, f"{eng}_{k.role}", eng, source))
+                          k.span, f"{eng}_{k.role}", eng, source, outputs=k.outputs))
     return out
 
 

@@ -58,8 +58,9 @@ static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uin
                            "be planned (at most 2^%u points)", v->name, lg, rows, g->log_max);
     const midint_kernel *kr = midint_variant_kernel(v, p->pieces ? MIDINT_ROLE_ROWS_FWD : MIDINT_ROLE_ROWS, rows);
     const midint_kernel *kc = midint_variant_kernel(v, p->wrap_b ? MIDINT_ROLE_COLS_WRAP : MIDINT_ROLE_COLS, lg - rows);
+    const midint_kernel *km = midint_variant_kernel(v, MIDINT_ROLE_ROWS_MAC, rows);
     if (!kr || !kc || !midint_variant_kernel(v, MIDINT_ROLE_COLS_INV, lg - rows) || kr->span > (1u << (lg - rows)) ||
-        kc->span > (1u << rows) || (p->pieces && (!midint_variant_kernel(v, MIDINT_ROLE_ROWS_MAC, rows) ||
+        kc->span > (1u << rows) || (p->pieces && (!km || !km->outputs ||
                                                   !midint_variant_kernel(v, MIDINT_ROLE_CRT_PIECES, 0))))
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: no kernels for rows of 2^%u and columns of 2^%u "
                            "points%s", v->name, rows, lg - rows,
@@ -251,7 +252,8 @@ static midint_status run_addsub_grid(midint_context *ctx, const midint_plan *p, 
 
 /* One instance (l->inst0) in pieces: the pieces' columns and rows forward (x1 of the column pass: the operand's
  * words, n the piece's), the outputs' sums of products and their rows back into ws2, its columns back, the
- * recombination of the outputs' overlapping halves (x0 = log2 L | outputs << 8), and the carries. */
+ * recombination of the outputs' overlapping halves (x0 = log2 L | outputs << 8), and the carries. rows_mac makes
+ * km->outputs outputs per block (x0 = log2 L | pieces << 8, x1 = outputs). */
 static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, midint_launch *l, void *stream,
                                     const midint_kernel *kc, const midint_kernel *ki, const midint_kernel *kf)
 {
@@ -269,7 +271,8 @@ static midint_status run_ntt_pieces(midint_context *ctx, const midint_plan *p, m
         (st = launch(ctx, kr, &in, row_groups * np * k, lg, 0, stream)) != MIDINT_OK)
         return st;
     in.r = ctx->ws2.buf;
-    if ((st = launch(ctx, km, &in, row_groups * np * outs, lg | k << 8, 0, stream)) != MIDINT_OK ||
+    uint32_t mac_blocks = (outs + km->outputs - 1) / km->outputs; /* each block makes km->outputs of them */
+    if ((st = launch(ctx, km, &in, row_groups * np * mac_blocks, lg | k << 8, outs, stream)) != MIDINT_OK ||
         (st = launch(ctx, ki, &out, col_groups * np * outs, lg, 1, stream)) != MIDINT_OK ||
         (st = launch(ctx, kt, &out, tiles(p->rn, kt), lg | outs << 8, p->rn, stream)) != MIDINT_OK)
         return st;

@@ -48,6 +48,7 @@ typedef struct midint_kernel {
     uint32_t span;           /* columns per block (cols), rows per block (rows), words per tile (tile, crt, fixup);
                               * one-block kernels: workspace words per instance (0: none; plan.c runs passes) */
     int impl;                /* index into midint_cuda_launchers or midint_opencl_kernels */
+    uint32_t outputs;        /* rows_mac: outputs of a product of pieces each block makes; 0 otherwise */
 } midint_kernel;
 
 typedef struct midint_variant {
