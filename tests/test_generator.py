@@ -273,3 +273,18 @@ def test_grid_ntt_kernels_fit_the_backends_group_cap(backend):
             cols = {k.log_length: k for k in ks if k.role == "cols"}
             assert cols[11].span == (2 if backend == "opencl" else 4) and cols[10].span == 4, v.name
             assert cols[11].block == cols[11].span * 2048 // v.q
+
+
+@pytest.mark.parametrize("backend", ["cuda", "opencl"])
+def test_rows_mac_holds_a_row_buffer_per_output(backend):
+    """The pieces' row pass (docs/ntt.md "Pieces") sums `outputs` consecutive outputs per block, each in a row buffer
+    of its own: at least one output, shared memory for max(2, outputs) padded rows per row of the block (the runtime
+    divides the output count by it), and on OpenCL within the 48 KiB of local memory NVIDIA's OpenCL allows."""
+    from generator import ntt_plan
+    for v in [v for v in variants_for("mul", 1 << 27, backend) if v.ntt and v.grid]:
+        for k in (k for k in grid_plan.kernels(v) if k.role == "rows_mac"):
+            assert k.outputs == grid_plan.MAC_OUTPUTS[backend] >= 1, (v.name, k)
+            assert k.shared_words >= k.span * max(2, k.outputs) * ntt_plan.padded(1 << k.log_length), (v.name, k)
+            if backend == "opencl":
+                assert grid_plan.shared_bytes(k, backend) <= 48 * 1024, (v.name, k.log_length)
+        assert all(k.outputs == 0 for k in grid_plan.kernels(v) if k.role != "rows_mac"), v.name
