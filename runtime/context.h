@@ -102,6 +102,10 @@ struct midint_context {
     unsigned char *refused;         /* per registry entry: its kernels were turned down by the device (kernels_run) */
     char refusal[MIDINT_MSG_LEN];   /* why the last one was: said when no variant is left for a call */
     midint_dispatch_memo memo[MIDINT_DISPATCH_MEMO]; /* cleared whenever forced variants or the table change */
+    /* wrap_product.c: the NTT grid engine its products run on, once searched (the division asks at every level, and
+     * a search walks the whole registry); wrap_searched: searched, wrap_engine NULL where none runs here */
+    const midint_variant *wrap_engine;
+    int wrap_searched;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open (registry.c) */
     uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
                                                      * may go further: divrem and mod of large numbers, bigdiv.c) */

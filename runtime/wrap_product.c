@@ -15,14 +15,19 @@ static int has_role(const midint_variant *v, midint_role role)
 }
 
 /* The NTT grid engine of mul on this backend that runs here and has the whole-column kernels (every size of an
- * engine shares its kernels, so any of its variants plans any length). */
+ * engine shares its kernels, so any of its variants plans any length). Kept in the context: searched again only
+ * where the device has since turned the kept one down (midint_variant_fits then says no). */
 static const midint_variant *engine(midint_context *ctx)
 {
+    if (ctx->wrap_searched && (!ctx->wrap_engine || midint_variant_fits(ctx, ctx->wrap_engine)))
+        return ctx->wrap_engine;
+    ctx->wrap_searched = 1;
+    ctx->wrap_engine = NULL;
     for (size_t i = 0; i < midint_variant_count(); i++) {
         const midint_variant *v = &midint_registry[i];
         if (v->op == MIDINT_OP_MUL && v->plan == MIDINT_PLAN_NTT_GRID && v->backend == ctx->ops->id &&
             midint_variant_fits(ctx, v) && has_role(v, MIDINT_ROLE_COLS_WRAP))
-            return v;
+            return ctx->wrap_engine = v;
     }
     return NULL;
 }
