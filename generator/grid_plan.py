@@ -12,7 +12,7 @@ fix-up kernel, in its "linear" mode, scans those functions and adds each tile's 
 variants of several sizes share it (an "engine").
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import expr_plan, ntt, ntt_plan, ops
 from .variant import Variant
@@ -31,6 +31,11 @@ class GridKernel:
     scans: bool          # uses the block carry scan (so needs the OpenCL shuffle scratch)
     outputs: int = 0     # rows_mac: outputs of a product of pieces each block sums and transforms back; 0 otherwise
 
+    @property
+    def row_buffers(self) -> int:
+        """Shared row buffers per row of a row kernel: two (X, Y), or one per output where rows_mac makes more."""
+        return max(2, self.outputs)
+
     def name(self, engine: str) -> str:
         return f"{engine}_{self.role}{1 << self.log_length if self.log_length else ''}"
 
@@ -48,13 +53,13 @@ MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes ..
 # go two to a block (8-byte rows) and every grid kernel has at most 256 work-items
 MAX_GROUP_ITEMS = {"cuda": 1024, "opencl": 256}
 CRT_WORDS = 8                # result words a CRT thread sums (RW)
-# registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
-# to 95 and the row kernels 80 (256 points) to 128 (4096)
 # Outputs of a product of pieces one rows_mac block makes (docs/ntt.md "Pieces"), each in a row buffer of shared
 # memory: a piece's row is read once per block instead of once per output it enters (at 4 pieces, 20 planes read
 # for 7 outputs instead of 32). Two fit the buffers every row kernel has (NVIDIA's OpenCL allows 48 KB); on an H200
 # CUDA with 4 read 14 planes but ran slower than with 2 (fewer blocks per SM; the kernel is bound by its arithmetic).
 MAC_OUTPUTS = {"cuda": 2, "opencl": 2}
+# registers per thread each NTT role is held to (0: the compiler's choice); uncapped, the column kernels used up
+# to 95 and the row kernels 80 (256 points) to 128 (4096)
 REGISTER_CAPS = {"cols": 64, "cols_inv": 64, "cols_wrap": 64, "rows": 64, "rows_fwd": 64, "rows_mac": 64}
 DIGIT_BITS = 32
 PRIME_SET = 3
@@ -123,9 +128,9 @@ def row_kernel(s: int, r: int, role: str, backend: str) -> GridKernel:
     registers (modes in one kernel cost 3-6% at 2^20-2^27 bits, and spilled). Two row buffers per row, or one per
     output where rows_mac makes more."""
     rows = max(1, BLOCK_ELEMENTS >> s)
-    outputs = MAC_OUTPUTS[backend] if role == "rows_mac" else 0
-    return GridKernel(role, s, "kernel_ntt_rows.j2" if role == "rows" else "kernel_ntt_rows_pieces.j2",
-                      rows * ((1 << s) // r), rows * max(2, outputs) * ntt_plan.padded(1 << s), rows, False, outputs)
+    k = GridKernel(role, s, "kernel_ntt_rows.j2" if role == "rows" else "kernel_ntt_rows_pieces.j2",
+                   rows * ((1 << s) // r), 0, rows, False, MAC_OUTPUTS[backend] if role == "rows_mac" else 0)
+    return replace(k, shared_words=rows * k.row_buffers * ntt_plan.padded(1 << s))
 
 
 def crt_kernel(block: int, pieces: bool = False) -> GridKernel:

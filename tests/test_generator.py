@@ -10,7 +10,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from generator.ops import OPERATIONS  # noqa: E402
 from generator.plan import PlanError, parse_sizes, plan, variants_for  # noqa: E402
-from generator import grid_plan  # noqa: E402
+from generator import grid_plan, ntt_plan  # noqa: E402
 from generator.render import c_string, kernel_variant, render_all  # noqa: E402
 from generator.space import (ALL_CONSTRAINTS, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, failed_constraint,  # noqa: E402
                              family_of, shared_bytes)
@@ -280,7 +280,6 @@ def test_rows_mac_holds_a_row_buffer_per_output(backend):
     """The pieces' row pass (docs/ntt.md "Pieces") sums `outputs` consecutive outputs per block, each in a row buffer
     of its own: at least one output, shared memory for max(2, outputs) padded rows per row of the block (the runtime
     divides the output count by it), and on OpenCL within the 48 KiB of local memory NVIDIA's OpenCL allows."""
-    from generator import ntt_plan
     for v in [v for v in variants_for("mul", 1 << 27, backend) if v.ntt and v.grid]:
         for k in (k for k in grid_plan.kernels(v) if k.role == "rows_mac"):
             assert k.outputs == grid_plan.MAC_OUTPUTS[backend] >= 1, (v.name, k)
