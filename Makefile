@@ -40,7 +40,7 @@ LIBS := -ldl -lpthread -lm
 RUNTIME_SRC := runtime/errors.c runtime/context.c runtime/registry.c runtime/dispatch.c runtime/ops.c runtime/plan.c \
                runtime/backends.c runtime/tuning.c runtime/ntt_tables.c runtime/host_path.c runtime/host_copy.c \
                runtime/expr.c runtime/expr_steps.c runtime/hooks.c runtime/modulus.c runtime/bigdiv.c \
-               runtime/batch_gcd.c runtime/wrap_product.c runtime/kernel_call.c
+               runtime/batch_gcd.c runtime/wrap_product.c runtime/kernel_call.c runtime/replay.c
 GEN_SRC     := generated/registry.c generated/ops_table.c
 ifneq ($(HAVE_OPENCL),)
 ALL_CFLAGS  += -DMIDINT_HAVE_OPENCL

@@ -83,6 +83,14 @@ typedef struct midint_backend_ops {
     /* Device memory a new allocation may take now, in bytes: what is free (CUDA), or the device's global memory
      * (OpenCL tells no more). NULL: unknown. */
     midint_status (*memory_free)(midint_context *ctx, size_t *bytes);
+    /* Recording (replay.c; NULL where the backend has none): the work queued on `stream` between capture_begin and
+     * capture_end is not run but kept as a graph, which graph_launch enqueues whole on a stream, in one driver call,
+     * as often as asked. While recording, fence_mark and fence_wait do nothing: the caller waits and marks around
+     * each launch of the graph. capture_end gives *graph NULL, and the message, when the recording failed. */
+    midint_status (*capture_begin)(midint_context *ctx, void *stream);
+    midint_status (*capture_end)(midint_context *ctx, void *stream, void **graph);
+    midint_status (*graph_launch)(midint_context *ctx, void *graph, void *stream);
+    void (*graph_free)(midint_context *ctx, void *graph);
 } midint_backend_ops;
 
 /* Backends compiled into this library, in MIDINT_BACKEND_AUTO's order of preference. */

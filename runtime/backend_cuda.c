@@ -13,6 +13,7 @@ typedef struct cuda_state {
     cudaEvent_t fence[MIDINT_FENCES];
     int fence_marked[MIDINT_FENCES];
     cudaStream_t fence_stream[MIDINT_FENCES]; /* where each was last marked */
+    int capturing;                /* a recording is under way (cu_capture_begin): the fences do nothing */
 } cuda_state;
 
 #define STATE(ctx) ((cuda_state *)(ctx)->be)
@@ -315,6 +316,8 @@ static midint_status cu_download_async(midint_context *ctx, void *host, const vo
 static midint_status cu_fence_mark(midint_context *ctx, unsigned i, void *stream)
 {
     cuda_state *s = STATE(ctx);
+    if (s->capturing) /* an event recorded into a graph could not be waited for outside it */
+        return MIDINT_OK;
     s->fence_stream[i] = stream ? (cudaStream_t)stream : s->stream;
     cudaError_t err = cudaEventRecord(s->fence[i], s->fence_stream[i]);
     s->fence_marked[i] = err == cudaSuccess;
@@ -324,6 +327,8 @@ static midint_status cu_fence_mark(midint_context *ctx, unsigned i, void *stream
 static midint_status cu_fence_wait(midint_context *ctx, void *stream, unsigned i)
 {
     cuda_state *s = STATE(ctx);
+    if (s->capturing) /* the caller waits before the graph's launch */
+        return MIDINT_OK;
     cudaStream_t on = stream ? (cudaStream_t)stream : s->stream;
     /* a mark on the same stream is behind us already (a stream runs in order): no wait to enqueue, which saves a
      * driver call on every grid call of a chain (the division of large numbers makes hundreds). Only on the
@@ -341,6 +346,54 @@ static midint_status cu_fence_sync(midint_context *ctx, unsigned i)
     cuda_state *s = STATE(ctx);
     cudaError_t err = s->fence_marked[i] ? cudaEventSynchronize(s->fence[i]) : cudaSuccess;
     return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaEventSynchronize");
+}
+
+/* Recording (backend.h): stream capture in this thread's mode, so that another thread's CUDA calls are not refused
+ * meanwhile; a call this thread may not make while capturing fails, and with it the recording. */
+static midint_status cu_capture_begin(midint_context *ctx, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cuda_state *s = STATE(ctx);
+    cudaError_t err = cudaStreamBeginCapture(stream ? (cudaStream_t)stream : s->stream, cudaStreamCaptureModeThreadLocal);
+    s->capturing = err == cudaSuccess;
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaStreamBeginCapture");
+}
+
+static midint_status cu_capture_end(midint_context *ctx, void *stream, void **graph)
+{
+    cuda_state *s = STATE(ctx);
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t exec = NULL;
+    *graph = NULL;
+    s->capturing = 0;
+    cudaError_t err = cudaStreamEndCapture(stream ? (cudaStream_t)stream : s->stream, &g);
+    if (err == cudaSuccess && g)
+        err = cudaGraphInstantiate(&exec, g, 0);
+    if (g)
+        cudaGraphDestroy(g);
+    if (err != cudaSuccess) {
+        cudaGetLastError(); /* a failed capture is not sticky: the caller runs the work unrecorded */
+        return cuda_failed(ctx, err, "recording a graph");
+    }
+    *graph = exec;
+    return MIDINT_OK;
+}
+
+static midint_status cu_graph_launch(midint_context *ctx, void *graph, void *stream)
+{
+    midint_status st = use_device(ctx);
+    if (st != MIDINT_OK)
+        return st;
+    cudaError_t err = cudaGraphLaunch((cudaGraphExec_t)graph, stream ? (cudaStream_t)stream : STATE(ctx)->stream);
+    return err == cudaSuccess ? MIDINT_OK : cuda_failed(ctx, err, "cudaGraphLaunch");
+}
+
+static void cu_graph_free(midint_context *ctx, void *graph)
+{
+    cudaSetDevice(ctx->device);
+    cudaGraphExecDestroy((cudaGraphExec_t)graph);
 }
 
 /* Kernels reach mapped page-locked memory over the bus through its device alias (the same address under unified
@@ -388,4 +441,8 @@ const midint_backend_ops midint_backend_cuda = {
     .memory_free = cu_memory_free,
     .copy_rect = cu_copy_rect,
     .kernels_run = NULL, /* the block limits are known at open */
+    .capture_begin = cu_capture_begin,
+    .capture_end = cu_capture_end,
+    .graph_launch = cu_graph_launch,
+    .graph_free = cu_graph_free,
 };

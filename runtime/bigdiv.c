@@ -18,6 +18,7 @@
 #include "kernel_call.h"
 #include "plan.h"
 #include "registry.h"
+#include "replay.h"
 #include "wrap_product.h"
 
 /* The base of the iteration: V of b words from one division B^(2b) / (top b words of D' + 1) by the divrem kernels,
@@ -422,6 +423,32 @@ static midint_status reciprocal(bigdiv *z, uint32_t base_max)
     return st;
 }
 
+/* The reciprocal, recorded and replayed (replay.c): its steps depend on n, m and the base's width alone, and it reads
+ * and writes only the temporaries (D' in DN, V' in VA), so a division of a shape seen before launches its Newton
+ * levels whole, where each of their hundreds of small steps cost the host more than the device (H200: 0.12-0.21 ms
+ * a level below 2^18 words). It leaves the swapped VA and VB behind. A traced run times each level instead. */
+typedef struct reciprocal_job {
+    bigdiv *z;
+    uint32_t base_max;
+} reciprocal_job;
+
+static midint_status reciprocal_work(void *arg)
+{
+    const reciprocal_job *j = arg;
+    return reciprocal(j->z, j->base_max);
+}
+
+static midint_status reciprocal_replayed(bigdiv *z, uint32_t base_max)
+{
+    if (z->trace)
+        return reciprocal(z, base_max);
+    const uint64_t key[4] = {MIDINT_REPLAY_RECIPROCAL, z->n, z->m,
+                             base_max | (uint64_t)z->ctx->hooks.wrap_from << 32};
+    reciprocal_job job = {z, base_max};
+    void **left[] = {&z->r[R_VA], &z->r[R_VB]};
+    return midint_replay(z->ctx, z->stream, key, reciprocal_work, &job, left, 2);
+}
+
 /* The regions of an m-instance pass: the context's buffers, grown to size. */
 static midint_status bind_regions(bigdiv *z)
 {
@@ -460,7 +487,7 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         (st = shift(z, MIDINT_OP_SHL, xw, x, xz, 0, lz)) != MIDINT_OK ||
         (st = leading_zeros(z, z->r[R_LZX], x, xw)) != MIDINT_OK ||
         (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = phase(z, "inputs", a)) != MIDINT_OK ||
-        (st = reciprocal(z, base_max)) != MIDINT_OK)
+        (st = reciprocal_replayed(z, base_max)) != MIDINT_OK)
         return st;
     /* the quotient's blocks from the top, each written out as it is made (the inputs are all read): the top one from
      * X's words [(nb - 1) n, (nb + 1) n), its high half below 2^s <= D'; then each from the remainder before it times

@@ -89,6 +89,7 @@ void midint_close(midint_context *ctx)
         return;
     if (ctx->ops) {
         midint_host_path_free(ctx); /* first: it waits for work that may still use the memory freed below */
+        midint_replay_free(ctx);
         midint_workspace_free(ctx);
         midint_expr_steps_free(ctx);
         while (ctx->host_blocks) /* host memory the user did not free: freed with its context */

@@ -4,6 +4,7 @@
 
 #include "backend.h"
 #include "hooks.h"
+#include "replay.h"
 
 #define MIDINT_MSG_LEN 512
 #define MIDINT_MAX_FORCED 64
@@ -106,6 +107,10 @@ struct midint_context {
      * a search walks the whole registry); wrap_searched: searched, wrap_engine NULL where none runs here */
     const midint_variant *wrap_engine;
     int wrap_searched;
+    /* replay.c: recorded launch sequences (the division's Newton levels), good while replay_epoch stays (bumped when a
+     * buffer the context holds is reallocated or freed, or dispatch changes); replay_clock orders their uses */
+    midint_replay_slot replays[MIDINT_REPLAY_SLOTS];
+    uint64_t replay_epoch, replay_clock;
     uint32_t max_bits[MIDINT_OP_COUNT_];            /* midint_max_bits, worked out at open (registry.c) */
     uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
                                                      * may go further: divrem and mod of large numbers, bigdiv.c) */

@@ -144,6 +144,7 @@ static const midint_variant *default_choice(midint_context *ctx, midint_op op, u
 void midint_dispatch_forget(midint_context *ctx)
 {
     memset(ctx->memo, 0, sizeof ctx->memo);
+    midint_replay_invalidate(ctx, "dispatch changed"); /* a recording holds the variants of the old choices */
 }
 
 static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
@@ -182,6 +183,7 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
             return midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "out of host memory");
         ctx->refused[*out - midint_registry] = 1;   /* midint_variant_fits now says no: each variant at most once */
+        midint_replay_invalidate(ctx, "a variant refused");
         snprintf(ctx->refusal, sizeof ctx->refusal, "%s", ctx->msg);
         if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
             st = dispatch(ctx, op, n, count, even_moduli, out);

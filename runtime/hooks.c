@@ -52,6 +52,10 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
     h->kernel_wg = wg ? (uint32_t)strtoul(wg, NULL, 10) : 0;
     const char *composed = getenv("MIDINT_TEST_COMPOSED");
     h->composed = composed && strcmp(composed, "1") == 0;
+    const char *no_replay = getenv("MIDINT_TEST_NO_REPLAY");
+    h->no_replay = no_replay && strcmp(no_replay, "1") == 0;
+    const char *trace_replay = getenv("MIDINT_TRACE_REPLAY");
+    h->trace_replay = trace_replay && strcmp(trace_replay, "1") == 0;
     if ((st = read_count("MIDINT_TEST_BIGDIV", 2, UINT32_MAX, 0, "the Newton base's words, at least 2", &v, why,
                          len)))
         return st;

@@ -35,6 +35,10 @@ typedef struct midint_test_hooks {
                                     * into parts of P (a power of two, at least 4), as it does past its sizes */
     size_t device_bytes;           /* MIDINT_TEST_DEVICE_BYTES=B: midint_batch_gcd sizes its parts as if the device had
                                     * B bytes free */
+    int no_replay;                 /* MIDINT_TEST_NO_REPLAY=1: nothing is recorded and replayed (replay.c): every launch
+                                    * is made as it comes, to compare and to tell a recording's fault from the work's */
+    int trace_replay;              /* MIDINT_TRACE_REPLAY=1: replay.c says on stderr each key seen, recording launched
+                                    * or not made, and epoch change (so that tests on a backend that records see it) */
 } midint_test_hooks;
 
 /* Read the hooks from the environment; MIDINT_ERR_INVALID_ARGUMENT with `why` set for a malformed value. */

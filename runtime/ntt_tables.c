@@ -89,6 +89,7 @@ midint_status midint_ntt_table(midint_context *ctx, void **out)
     if (st != MIDINT_OK)
         return midint_fail(ctx, st, "NTT twiddle tables (%zu bytes): %s", words * 4, ctx->msg);
     ctx->ntt_table = buf;
+    midint_replay_invalidate(ctx, "NTT tables made");
     *out = buf;
     return MIDINT_OK;
 }

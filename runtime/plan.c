@@ -164,6 +164,7 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
         s->buf = NULL;
         s->bytes = 0;
     }
+    midint_replay_invalidate(ctx, "workspace grown"); /* a recording may hold the old address */
     if ((st = ctx->ops->alloc(ctx, bytes, &s->buf)) != MIDINT_OK)
         return midint_fail(ctx, st, "allocating %zu bytes of device workspace: %s", bytes, ctx->msg);
     s->bytes = bytes;
@@ -199,6 +200,7 @@ void midint_workspace_free(midint_context *ctx)
 {
     midint_staging_buf *bufs[HELD_BUFFERS];
     held_buffers(ctx, bufs);
+    midint_replay_invalidate(ctx, "workspace freed");
     int synced = 0;
     for (unsigned k = 0; k < HELD_BUFFERS; k++) {
         if (bufs[k]->buf) {

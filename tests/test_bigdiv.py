@@ -63,6 +63,29 @@ def test_levels_with_products_of_their_own_length(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_repeated_shapes_replay_the_reciprocal(backend):
+    """A division of a shape seen before launches its reciprocal as recorded (runtime/replay.c): six divisions of each
+    shape over other divisors and dividends (the first runs as it is, the workspace settles, the next is recorded, the
+    rest replay it), two shapes interleaved (keys apart: other instance counts), divrem and mod, host and device calls,
+    each against GMP; then the same with recording off (MIDINT_TEST_NO_REPLAY=1). A backend that records (CUDA) says
+    so on stderr (MIDINT_TRACE_REPLAY=1); one that does not (OpenCL) runs it all as it comes."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (1600, 1 << 16)):
+        for k, pattern in enumerate(("random", "max", "near", "mersenne", "pow2", "single_bits")):
+            cases.append(f"divrem {bits} 3 {pattern} {k + 110} {('host', 'device')[k % 2]} none abits={2 * bits}")
+            cases.append(f"mod {bits} 2 {pattern} {k + 120} device none")
+    env = {"MIDINT_TEST_BIGDIV": "5", "MIDINT_TRACE_REPLAY": "1"}
+    proc = run_driver(["--backend", backend], cases, env=env)
+    assert_all_ok(proc, cases)
+    assert "not recorded" not in proc.stderr, proc.stderr[-2000:]
+    assert ("midint replay: launched" in proc.stderr) == (backend == "cuda"), proc.stderr[-2000:]
+    proc = run_driver(["--backend", backend], cases, env={**env, "MIDINT_TEST_NO_REPLAY": "1"})
+    assert_all_ok(proc, cases)
+    assert "midint replay: seen" not in proc.stderr and "midint replay: launched" not in proc.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_real_sizes_against_gmp(backend):
     """Just above the kernels (33 words more and a size no power of two), then 2^16 .. 2^21 bits (the issue's range
     for CPU tests): every pattern near the kernels, the edges further up, dividends of one and two widths."""
