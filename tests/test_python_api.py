@@ -23,7 +23,7 @@ def cases(ctx, op):
 def call(ctx, op, ins, bits, pass_bits=True, **kw):
     """ctx.<op> on its inputs `ins`, its per-instance counts for `bits` and its flag outputs asked for: every output
     as a list (a 1-tuple where it has one)."""
-    ins, extra = call_args(op, list(ins), bits)
+    ins, extra = call_args(op, list(ins), bits, count_of(ins[0]))
     got = getattr(ctx, midint.OPS[op].method)(*ins, bits=bits if pass_bits else None, **extra, **kw)
     return got if isinstance(got, tuple) else (got,)
 
