@@ -46,7 +46,10 @@ LOG_MIN = 12                 # shorter transforms are zero-padded to 2^12 points
 ROW_LOGS = tuple(range(6, 13))    # contiguous sub-transforms: 2^6 .. 2^12 points
 COL_LOGS = tuple(range(6, 12))    # strided sub-transforms: 2^6 .. 2^11 points
 BLOCK_ELEMENTS = 4096        # points per block of a row or column kernel (four 16-point registers x 256 threads)
-MIN_COLUMNS = 4              # a column block reads rows of at least 16 bytes ...
+# A column block reads and writes rows of at least 32 bytes, a whole sector of the memory system. With 4 columns (16
+# bytes) an H200 ran a 2^29-bit product in 4.74-4.77 ms, with 8 in 4.12 (2^26 bits 0.440 -> 0.389 ms): the column
+# passes are bound by their global accesses' issue and latency, and a 16-byte row is half a sector ...
+MIN_COLUMNS = 8
 # ... unless that passes the backend's work-items per group: OpenCL devices may allow fewer than the API's maximum
 # for a kernel (NVIDIA's OpenCL allowed 256 for the 2048-point column pass's 512, its registers; AMD and Intel GPUs
 # cap groups at 256 too), and a grid engine runs only if every kernel of it fits, so there the 2048-point columns

@@ -261,8 +261,8 @@ def test_c_string_escapes():
 def test_grid_ntt_kernels_fit_the_backends_group_cap(backend):
     """Every kernel of a grid NTT engine (mul, mullo, sqr above the one-block sizes, up to 2^27 bits) has at most
     grid_plan.MAX_GROUP_ITEMS[backend] work-items, since the engine runs only if all of them fit: on OpenCL 256, so
-    the 2048-point column pass (the transforms of 2^22 and 2^23 points) goes two columns to a block, where CUDA keeps
-    four (512 threads); the other column and row passes keep their shape on both."""
+    the 2048-point column pass (the transforms of 2^22 and 2^23 points) goes two columns to a block and the 1024-point
+    one four, where CUDA keeps eight (32-byte rows: 1024 and 512 threads); the other passes keep their shape on both."""
     cap = grid_plan.MAX_GROUP_ITEMS[backend]
     for op in ("mul", "mullo", "sqr"):
         grid = [v for v in variants_for(op, 1 << 27, backend) if v.ntt and v.grid]
@@ -271,7 +271,7 @@ def test_grid_ntt_kernels_fit_the_backends_group_cap(backend):
             ks = grid_plan.kernels(v)
             assert max(k.block for k in ks) <= cap, (v.name, [(k.role, k.log_length, k.block) for k in ks])
             cols = {k.log_length: k for k in ks if k.role == "cols"}
-            assert cols[11].span == (2 if backend == "opencl" else 4) and cols[10].span == 4, v.name
+            assert (cols[11].span, cols[10].span) == ((2, 4) if backend == "opencl" else (8, 8)), v.name
             assert cols[11].block == cols[11].span * 2048 // v.q
 
 
