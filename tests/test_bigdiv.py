@@ -68,10 +68,12 @@ def test_repeated_shapes_replay_the_reciprocal(backend):
     shape over other divisors and dividends (the first runs as it is, the workspace settles, the next is recorded, the
     rest replay it), two shapes interleaved (keys apart: other instance counts), divrem and mod, host and device calls,
     each against GMP; then the same with recording off (MIDINT_TEST_NO_REPLAY=1). A backend that records (CUDA) says
-    so on stderr (MIDINT_TRACE_REPLAY=1); one that does not (OpenCL) runs it all as it comes."""
+    so on stderr (MIDINT_TRACE_REPLAY=1); one that does not (OpenCL) runs it all as it comes, so there (CI) the
+    smaller size alone, once."""
     require_backend(backend)
+    records = backend == "cuda"
     cases = []
-    for bits in sizes_upto(backend, (1600, 1 << 16)):
+    for bits in sizes_upto(backend, (1600, 1 << 16) if records else (1600,)):
         for k, pattern in enumerate(("random", "max", "near", "mersenne", "pow2", "single_bits")):
             cases.append(f"divrem {bits} 3 {pattern} {k + 110} {('host', 'device')[k % 2]} none abits={2 * bits}")
             cases.append(f"mod {bits} 2 {pattern} {k + 120} device none")
@@ -79,7 +81,9 @@ def test_repeated_shapes_replay_the_reciprocal(backend):
     proc = run_driver(["--backend", backend], cases, env=env)
     assert_all_ok(proc, cases)
     assert "not recorded" not in proc.stderr, proc.stderr[-2000:]
-    assert ("midint replay: launched" in proc.stderr) == (backend == "cuda"), proc.stderr[-2000:]
+    assert ("midint replay: launched" in proc.stderr) == records, proc.stderr[-2000:]
+    if not records:
+        return
     proc = run_driver(["--backend", backend], cases, env={**env, "MIDINT_TEST_NO_REPLAY": "1"})
     assert_all_ok(proc, cases)
     assert "midint replay: seen" not in proc.stderr and "midint replay: launched" not in proc.stderr
