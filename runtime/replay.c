@@ -10,6 +10,14 @@
 
 enum { SLOT_EMPTY, SLOT_SEEN, SLOT_READY, SLOT_NEVER };
 
+/* MIDINT_TRACE_REPLAY=1: what happened to `key`, and a detail after it. */
+static void trace(const midint_context *ctx, const char *what, const uint64_t key[4], const char *detail)
+{
+    if (ctx->hooks.trace_replay)
+        fprintf(stderr, "midint replay: %s %llu %llu %llu %llu%s\n", what, (unsigned long long)key[0],
+                (unsigned long long)key[1], (unsigned long long)key[2], (unsigned long long)key[3], detail);
+}
+
 static void release(midint_context *ctx, midint_replay_slot *sl)
 {
     if (sl->graph)
@@ -62,9 +70,9 @@ static midint_status record(midint_context *ctx, midint_replay_slot *sl, void *s
             return MIDINT_OK;
         }
     }
-    if (ctx->hooks.trace_replay)
-        fprintf(stderr, "midint replay: not recorded %llu %llu %llu %llu: %s\n", (unsigned long long)sl->key[0],
-                (unsigned long long)sl->key[1], (unsigned long long)sl->key[2], (unsigned long long)sl->key[3], ctx->msg);
+    char why[MIDINT_MSG_LEN + 2];
+    snprintf(why, sizeof why, ": %s", ctx->msg);
+    trace(ctx, "not recorded", sl->key, why);
     if (graph)
         ctx->ops->graph_free(ctx, graph);
     for (unsigned i = 0; i < nvalues; i++)
@@ -85,10 +93,9 @@ midint_status midint_replay(midint_context *ctx, void *stream, const uint64_t ke
         sl = victim(ctx);
         release(ctx, sl);
         midint_status st = work(arg);
-        if (ctx->hooks.trace_replay)
-            fprintf(stderr, "midint replay: seen %llu %llu %llu %llu (epoch %llu)\n", (unsigned long long)key[0],
-                    (unsigned long long)key[1], (unsigned long long)key[2], (unsigned long long)key[3],
-                    (unsigned long long)ctx->replay_epoch);
+        char epoch[40];
+        snprintf(epoch, sizeof epoch, " (epoch %llu)", (unsigned long long)ctx->replay_epoch);
+        trace(ctx, "seen", key, epoch);
         if (st == MIDINT_OK) {
             memcpy(sl->key, key, sizeof sl->key);
             sl->epoch = ctx->replay_epoch; /* after the run: what it allocated is there for the next */
@@ -108,10 +115,7 @@ midint_status midint_replay(midint_context *ctx, void *stream, const uint64_t ke
         return work(arg);
     for (unsigned i = 0; i < nvalues; i++)
         *values[i] = sl->values[i];
-    if (ctx->hooks.trace_replay)
-        fprintf(stderr, "midint replay: launched %llu %llu %llu %llu (clock %llu)\n", (unsigned long long)key[0],
-                (unsigned long long)key[1], (unsigned long long)key[2], (unsigned long long)key[3],
-                (unsigned long long)ctx->replay_clock);
+    trace(ctx, "launched", key, "");
     if ((st = o->graph_launch(ctx, sl->graph, stream)) != MIDINT_OK)
         return st;
     return o->fence_mark(ctx, MIDINT_FENCE_WS, stream);

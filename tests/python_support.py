@@ -112,14 +112,11 @@ def operands(op, bits, rng, pairs=None):
     return valid(op, ins)
 
 
-def call_args(op, ins, bits, count=None):
-    """ctx.<op>'s positional inputs and keyword arguments for a test batch (`ins`: one operand per input):
-    per-instance counts (shift_of) for the scalars that take them, the flag outputs asked for. `count`: the
-    instances, where the operands are wrappers that show only an array interface (else a list's length, an array's
-    rows)."""
+def call_args(op, ins, bits, count):
+    """ctx.<op>'s positional inputs and keyword arguments for a test batch of `count` instances (`ins`: one operand
+    per input, lists, arrays or wrappers that show only an array interface, so the caller counts them):
+    per-instance counts (shift_of) for the scalars that take them, the flag outputs asked for."""
     spec = midint.OPS[op]
-    if count is None:
-        count = len(ins[0]) if isinstance(ins[0], list) else ins[0].shape[0]
     kw = {p.fallback: [shift_of(i, bits) for i in range(count)] for p in spec.buffers if p.fallback}
     kw.update({"return_" + p.name: True for p in spec.outputs if p.optional})
     return tuple(ins), kw
