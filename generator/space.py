@@ -803,11 +803,40 @@ MOD_THREAD = OpFamily(
 )
 
 
+# powm's Montgomery products in radix 2^52 on the FP64 pipe (templates/lib_modlanes_f52.j2), CUDA, where a lane holds
+# 16 words: 10 limbs of 52 bits (520 bits a lane, so R = 2^(520 L) > 4m and products stay below 2m unreduced).
+# Why: the 32-bit word products (IMAD.WIDE) issue at half the rate of a 32-bit multiply, about 25 a clock per SM on the
+# H200 (tuning/results/h200-2026-11-28-s26/pipes2.cu), and the integer lanes already ran at that ceiling; a 52-bit limb
+# product is three FP64 operations (63 a clock) on 2.6 times fewer products, its two halves summed as integers.
+# H200, powm with 512-bit exponents, M/s, FP64 against the integer lanes in one call (results/h200-2026-11-28-s26,
+# f52_lib_rates.txt): 512 bits 24.75 / 20.94 (one lane, the squarings their own call), 1024 5.79 / 5.06, 2048 1.410 /
+# 1.261, 4096 0.354 / 0.316; full-width exponents at 1024 bits 2.92 / 2.54.
+MOD_LANES_F52_Q = 16      # words a lane of the kernels that take the FP64 products
+MOD_LANES_F52_LIMBS = 10  # 52-bit limbs a lane: ceil(16 * 32 / 52)
+MOD_LANES_F52_STAGE = 2 * MOD_LANES_F52_LIMBS   # shared words a thread: its limbs as 64-bit words, to and from words
+MOD_LANES_F52_RESIDENT = 3   # blocks of 128 an SM the compiler must fit (170 registers): unbounded, ptxas took 254
+                             # (two warps a scheduler); a bound of 3 kept the spike's speed with no spill, 4 spilled
+
+
+def mod_lanes_f52(v: Variant) -> bool:
+    """Does v's powm run its Montgomery products in radix 2^52 (lib_modlanes_f52.j2)? CUDA (the product's rounding
+    toward minus infinity, and only there measured), 16 words a lane."""
+    return v.op in ("powm", "powm_shared") and v.backend == "cuda" and v.q == MOD_LANES_F52_Q
+
+
 def _mod_lanes_context(v: Variant) -> dict:
-    """What kernel_mod_lanes.j2 needs: the segment masks, and 32N = 2^s w0 with w0 odd (R^2 mod m's doublings)."""
+    """What kernel_mod_lanes.j2 needs: the segment masks, and 32N = 2^s w0 with w0 odd (R^2 mod m's doublings). For
+    the FP64 products (R' = 2^(52 D L), D limbs a lane): 2 log2 R' = 2^f_s c with c odd; the words' 2^(32N) - m' times
+    2^(log2 R' - 32N + c) is congruent to R' 2^c, and f_s Montgomery squarings make it R'^3."""
     s = (32 * v.words & -(32 * v.words)).bit_length() - 1
-    return {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
-            "w0": 32 * v.words >> s, "s": s}
+    ctx = {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
+           "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": MOD_LANES_F52_LIMBS,
+           "f_resident": MOD_LANES_F52_RESIDENT}
+    if ctx["f52"]:
+        r_bits = 52 * MOD_LANES_F52_LIMBS * v.lanes
+        f_s = (2 * r_bits & -(2 * r_bits)).bit_length() - 1
+        ctx.update(f_s=f_s, f_doublings=r_bits - 32 * v.words + (2 * r_bits >> f_s))
+    return ctx
 
 
 # powm with an instance on L lanes of one warp (templates/kernel_mod_lanes.j2 over lib_modlanes.j2): Q words per lane
@@ -824,7 +853,8 @@ MOD_LANES = OpFamily(
     qs=(4, 8, 12, 16, 24),   # 12 and 24: 1536 and 3072 bits on a power-of-two number of lanes
     ipbs=LANES.ipbs,
     lanes=(2, 4, 8, 16, 32),
-    shared_words=lambda v: 0,   # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread)
+    # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread); the FP64 products stage limbs
+    shared_words=lambda v: MOD_LANES_F52_STAGE * v.block if mod_lanes_f52(v) else 0,
     render_context=_mod_lanes_context,
     multi_instance_blocks=(LANES_BLOCK,),
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (

@@ -53,3 +53,41 @@ def test_powm_ct_lanes_scan_catches(mutation):
     assert old in src
     bad, _visited = taint_scan(parse_functions(src.replace(old, new)), "ml_powm_ct_t", {"e"})
     assert bad
+
+
+F52_LANES = (1, 2, 4, 8)   # the lanes of powm's FP64 products (lib_modlanes_f52.j2): 512 .. 4096 bits, 16 words a lane
+
+
+def render_f52(lanes, limbs=10):
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
+    src = '{% import "lib_modlanes_f52.j2" as mf %}{{ mf.define("t", 16, limbs, lanes) }}'
+    return env.from_string(src).render(lanes=lanes, limbs=limbs)
+
+
+@pytest.mark.parametrize("lanes", F52_LANES)
+def test_powm_ct_f52_static(lanes):
+    """mf_powm_ct (the FP64 products' windows) with e secret: the selected entry, the operand and, through the call,
+    mf_montmul carry the taint (its reduction factors, columns, carries and the lanes' carry rounds); none of it may
+    reach a branch, a subscript, an address or a division."""
+    funcs = parse_functions(render_f52(lanes))
+    bad, visited = taint_scan(funcs, "mf_powm_ct_t", {"e"})
+    assert not bad, "\n".join(bad)
+    assert {"mf_powm_ct_t", "mf_montmul_t"} <= visited
+
+
+@pytest.mark.parametrize("mutation", (
+    # the fast path's direct read of the window's entry
+    ("(u64)__double_as_longlong(tab[k * 10u + j]) & keep", "(u64)__double_as_longlong(tab[nib * 10u + j]) & keep"),
+    # the lanes' carries until none is left (a ballot loop: its trip count depends on the values)
+    ("for (u32 round = 0; round < 3u; round++) {", "for (u32 round = 0; round < 3u && carry; round++) {"),
+    # the column's carry kept by a branch on lane 0's value
+    ("c0 = carry & (0u - (u64)(lane == 0u));", "c0 = carry ? carry : 0u;"),
+))
+def test_powm_ct_f52_scan_catches(mutation):
+    """The scan fails on an FP64 powm that reads the table by the window, loops over the lanes' carries while any is
+    left, or keeps a carry by a branch on it."""
+    src = render_f52(4)
+    old, new = mutation
+    assert old in src
+    bad, _visited = taint_scan(parse_functions(src.replace(old, new)), "mf_powm_ct_t", {"e"})
+    assert bad

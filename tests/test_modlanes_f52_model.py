@@ -1,0 +1,103 @@
+"""The FP64 Montgomery product of powm's lanes (lib_modlanes_f52.j2, CUDA) modelled on integers, so that CI (no GPU)
+checks its arithmetic: the exact split of a limb product into its two bit patterns, the 64-bit column sums of raw
+patterns, the exponent fields dropped mod 2^52 and subtracted from the carries by the template's own counts
+(MF_PAIR, MF_LO2, MF_HI2, read from the template), the windows passed between lanes, and the lanes' carry rounds.
+The model follows mf_montmul step by step; the GPU tests (test_variants' powm) check the kernels themselves."""
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MASK52 = (1 << 52) - 1
+MASK64 = (1 << 64) - 1
+EXP_LO, EXP_HI = 0x433 << 52, 0x467 << 52   # the bit patterns of 2^52 and 2^104: the patterns' exponent fields
+
+
+def template_consts():
+    src = (ROOT / "templates" / "lib_modlanes_f52.j2").read_text()
+    return {k: int(v, 16) for k, v in re.findall(r"#define (MF_PAIR|MF_LO2|MF_HI2) (0x[0-9a-f]+)u", src)}
+
+
+def split(a, b):
+    """The bit patterns of h = fma_rd(a, b, 2^104) and l = fma(a, b, 2^104 + 2^52 - h), as the FP64 unit makes them
+    (exact: a b < 2^104)."""
+    assert 0 <= a < 1 << 52 and 0 <= b < 1 << 52
+    return EXP_HI + (a * b >> 52), EXP_LO + (a * b & MASK52)
+
+
+def montmul(A, B, M, L, D, c):
+    """mf_montmul on L lanes of D limbs: A, B, M as lists of L D limbs; returns the result's limbs."""
+    N = L * D
+    minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
+    W = [[0] * (2 * D) for _ in range(L)]
+    c0 = [0] * L
+    for s in range(L):
+        off_s = s * D * c["MF_PAIR"] + c["MF_LO2"]
+        for r in range(D):
+            b = B[s * D + r]   # lane s's limb r, shuffled to all
+            pa = [[split(A[k * D + j], b) for j in range(D)] for k in range(L)]
+            t = [(W[k][r] + pa[k][0][1] + c0[k]) & MASK64 for k in range(L)]
+            q = (t[0] & MASK52) * minv & MASK52   # lane 0's, shuffled to all
+            pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
+            for k in range(L):
+                for j in range(1, D):
+                    W[k][r + j] += pa[k][j][1] + pa[k][j - 1][0] + pm[k][j][1] + pm[k][j - 1][0]
+                W[k][r] = t[k] + pm[k][0][1]
+                W[k][r + D] += pa[k][D - 1][0] + pm[k][D - 1][0]
+                W[k] = [x & MASK64 for x in W[k]]
+                carry = ((W[k][r] >> 52) - (off_s + r * c["MF_PAIR"])) & 0xFFF
+                c0[k] = carry if k == 0 else 0
+            assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+        passed = [W[(k + 1) % L][:D] for k in range(L)]   # each lane's low D columns go to the lane below
+        for k in range(L):
+            W[k][D] = (W[k][D] + c0[k]) & MASK64
+            c0[k] = 0
+            W[k] = [(W[k][j + D] + (passed[k][j] if k != L - 1 else 0)) & MASK64 for j in range(D)] + [0] * D
+    limbs, carry = [[0] * D for _ in range(L)], [0] * L
+    for k in range(L):
+        cy = 0
+        for j in range(D):
+            col = N + k * D + j
+            v = (W[k][j] + cy) & MASK64
+            limbs[k][j] = v & MASK52
+            cy = ((v >> 52) - ((c["MF_HI2"] + c["MF_PAIR"] * (2 * N - 1 - col)) & 0xFFF)) & 0xFFF
+        carry[k] = cy
+    for _round in range(L - 1):
+        cin = [0] + carry[:-1]
+        for k in range(L):
+            cy = cin[k]
+            for j in range(D):
+                v = limbs[k][j] + cy
+                limbs[k][j], cy = v & MASK52, v >> 52
+            carry[k] = cy
+    return [x for lane in limbs for x in lane]
+
+
+def to_limbs(x, n):
+    return [x >> (52 * i) & MASK52 for i in range(n)]
+
+
+def from_limbs(v):
+    return sum(x << (52 * i) for i, x in enumerate(v))
+
+
+@pytest.mark.parametrize("lanes", (1, 2, 4, 8))
+def test_f52_montmul_model(lanes):
+    """Random and edge operands at 512 L bits (16 words a lane, 10 limbs): the result is A B / R' mod M, below 2M
+    for A, B < 2M and below 2^(512 L) + M for A, B < 2^(512 L) (R^2 mod m's squarings), as mf_montmul states."""
+    D, c = 10, template_consts()
+    assert c == {"MF_PAIR": (2 * (0x433 + 0x467)) & 0xFFF, "MF_LO2": 2 * 0x433, "MF_HI2": 2 * 0x467}
+    N, bits = lanes * D, 512 * lanes
+    R = 1 << (52 * N)
+    rng = random.Random(lanes)
+    mods = [(1 << bits) - 1, (1 << (bits - 1)) + 1, 3, 1, rng.getrandbits(bits) | 1 | 1 << (bits - 1),
+            rng.getrandbits(bits // 2) | 1]
+    for m in mods:
+        for a, b in ((2 * m - 1, 2 * m - 1), (0, 2 * m - 1), (1, 1), (rng.randrange(2 * m), rng.randrange(2 * m)),
+                     ((1 << bits) - 1, (1 << bits) - 1), (rng.getrandbits(bits), rng.getrandbits(bits))):
+            r = from_limbs(montmul(to_limbs(a, N), to_limbs(b, N), to_limbs(m, N), lanes, D, c))
+            assert (r * R - a * b) % m == 0, (hex(m), hex(a), hex(b))
+            assert r < (2 * m if max(a, b) < 2 * m else (1 << bits) + m), (hex(m), hex(a), hex(b))
