@@ -815,7 +815,8 @@ MOD_LANES_F52_Q = 16      # words a lane of the kernels that take the FP64 produ
 MOD_LANES_F52_LIMBS = 10  # 52-bit limbs a lane: ceil(16 * 32 / 52)
 MOD_LANES_F52_STAGE = 2 * MOD_LANES_F52_LIMBS   # shared words a thread: its limbs as 64-bit words, to and from words
 MOD_LANES_F52_RESIDENT = 3   # blocks of 128 an SM the compiler must fit (170 registers): unbounded, ptxas took 254
-                             # (two warps a scheduler); a bound of 3 kept the spike's speed with no spill, 4 spilled
+                             # (two warps a scheduler). In the spike a bound of 3 kept its speed and 4 spilled and
+                             # lost 14%; here 2048 bits takes 168 registers, no spill, and 512 (one lane) spills 180 B
 
 
 def mod_lanes_f52(v: Variant) -> bool:
