@@ -304,7 +304,10 @@ def plan(p: Program, words: int, modes: dict | None = None) -> Plan:
     for m in mont:                           # the constants are computed from the modulus after the loads
         last.setdefault(m, -1)
     live_in = [i for i in range(nin) if i in last]
-    slot_of, slot_cls = lifetime_slots(live_in, [(reads, dst) for _k, dst, reads, *_r in seq], last, widths)
+    # a step's result never takes its modulus's slot: mulmod, divrem and the Montgomery product write the result
+    # while they still read the modulus (their results may alias the other operands)
+    slot_of, slot_cls = lifetime_slots(live_in, [(reads, dst) for _k, dst, reads, *_r in seq], last, widths,
+                                       late=[(mod,) if mod >= 0 else () for _k, _d, _r, mod, *_x in seq])
     ops = tuple(Op(kind, slot_of[dst], tuple(slot_of[a] for a in reads), mod, value, text, w)
                 for kind, dst, reads, mod, value, text, w in seq)
     loads = tuple((nout + i, slot_of[i]) for i in live_in)

@@ -50,12 +50,13 @@ def products(p: Program) -> set:
     return p.kinds() & {"mul", "mullo"}
 
 
-def lifetime_slots(live_in, steps, last, widths) -> tuple:
+def lifetime_slots(live_in, steps, last, widths, late=None) -> tuple:
     """Slots by lifetime: `live_in` the values live from the start, `steps` (values read, value defined) in order,
     `last` the index of each value's last reading step, `widths[v]` its width. A value takes a free slot of its width,
     or a new one; a step's operands read for the last time free their slots before its result takes one (a step reads
-    its operands before its barrier and writes its result after it; dst None: the step defines nothing). Returns
-    (slot of each value, width of each slot)."""
+    its operands before its barrier and writes its result after it; dst None: the step defines nothing), except those
+    in `late[i]` (the thread family's moduli: its functions write the result while they still read the modulus),
+    which free theirs after it. Returns (slot of each value, width of each slot)."""
     slot_widths, free, slot_of = [], {}, {}
 
     def take(w):
@@ -64,14 +65,19 @@ def lifetime_slots(live_in, steps, last, widths) -> tuple:
         slot_widths.append(w)
         return len(slot_widths) - 1
 
+    def release(i, values):
+        for a in values:
+            if last[a] == i:
+                free.setdefault(widths[a], []).append(slot_of[a])
+
     for v in live_in:
         slot_of[v] = take(widths[v])
     for i, (reads, dst) in enumerate(steps):
-        for a in dict.fromkeys(reads):
-            if last[a] == i:
-                free.setdefault(widths[a], []).append(slot_of[a])
+        after = set(late[i]) if late else set()
+        release(i, [a for a in dict.fromkeys(reads) if a not in after])
         if dst is not None:   # a step that only releases its operands
             slot_of[dst] = take(widths[dst])
+        release(i, [a for a in dict.fromkeys(reads) if a in after])
     return slot_of, slot_widths
 
 
