@@ -1,13 +1,16 @@
 /* rsa_crt.c — RSA-2048 private-key operations (decryption with the Chinese remainder theorem) for a batch of messages
- * through midint's operations, every result checked against the message GMP encrypted, and their rate.
+ * through midint's operations on device buffers, every result checked against the message GMP encrypted, and their rate.
  *
  * Usage: rsa_crt [COUNT [KEYS]]   (default 65536 decryptions over 16 keys; the instances cycle through the keys)
  *
  * Per instance, with p > q the key's primes, dp = d mod (p - 1), dq = d mod (q - 1), qinv = q^-1 mod p:
  *   m1 = (c mod p)^dp mod p,  m2 = (c mod q)^dq mod q       (powm with secret = 1: constant time in dp, dq)
- *   h  = qinv (m1 - m2) mod p                                (m1 + (p - m2) reduced mod p, then mulmod)
- *   m  = m2 + h q                                            (mul, then a 2048-bit add)
- * The operations run through the host API one after the other; the rate counts all of them (and their copies). */
+ *   h  = qinv (m1 - m2) mod p,  m = m2 + h q                 (the recombination)
+ * The inputs go to device buffers once, every step runs there, and only the messages come back. The recombination
+ * is two fused expressions, expressions/crt_h.expr and crt_m.expr, where the build generated them (make gen
+ * EXPRS=...,expressions/crt_h.expr,expressions/crt_m.expr); otherwise m1 and m2 come back and the host API does it
+ * (sub, add, mod, mulmod, mul, add). The rates count the uploads and the download (end to end) and, apart, the
+ * device's steps alone. */
 #include <gmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +124,55 @@ static void make_batch(batch *b, size_t count, size_t keys)
         }                                                                                                          \
     } while (0)
 
+/* a step of recombine_on_host: on failure, say which and free what it holds */
+#define STEP(x)                                                                                                    \
+    do {                                                                                                           \
+        if ((x) != MIDINT_OK) {                                                                                    \
+            fprintf(stderr, "%s failed: %s\n", #x, midint_last_error(ctx));                                        \
+            goto done;                                                                                             \
+        }                                                                                                          \
+    } while (0)
+
+/* The recombination on the host API from m1 and m2 in host memory: m1 - m2 mod p as m1 + (p - m2) (m2 < q < p),
+ * below 2p: its 1025 bits (the add's carry as word 32 of a 2048-bit dividend) reduced by mod, then mulmod, mul and a
+ * 2048-bit add. */
+static int recombine_on_host(midint_context *ctx, size_t count, const batch *b, const uint32_t *m1,
+                             const uint32_t *m2, uint32_t *out)
+{
+    uint32_t *s = malloc(count * HW * 4), *u = malloc(count * HW * 4), *carry = malloc(count * 4),
+             *u2 = calloc(count * FW, 4), *dd = malloc(count * HW * 4), *h = malloc(count * HW * 4),
+             *hq = malloc(count * FW * 4), *m2w = calloc(count * FW, 4);
+    int rc = 1;
+    if (!s || !u || !carry || !u2 || !dd || !h || !hq || !m2w) {
+        fprintf(stderr, "out of memory\n");
+        goto done;
+    }
+    STEP(midint_sub(ctx, count, HALF, s, b->p, m2, NULL));
+    STEP(midint_add(ctx, count, HALF, u, m1, s, carry));
+    for (size_t i = 0; i < count; i++) {
+        memcpy(u2 + i * FW, u + i * HW, HW * 4);
+        u2[i * FW + HW] = carry[i];
+        memcpy(m2w + i * FW, m2 + i * HW, HW * 4);
+    }
+    STEP(midint_mod(ctx, count, HALF, dd, u2, b->p, FULL));
+    STEP(midint_mulmod(ctx, count, HALF, h, b->qinv, dd, b->p));
+    STEP(midint_mul(ctx, count, HALF, hq, h, b->q));
+    STEP(midint_add(ctx, count, FULL, out, hq, m2w, NULL));
+    rc = 0;
+done:
+    free(s), free(u), free(carry), free(u2), free(dd), free(h), free(hq), free(m2w);
+    return rc;
+}
+
+/* Whether this build fused the recombination (both expressions, at 1024 bits). */
+static int fused(const midint_context *ctx)
+{
+    return midint_expr_find("crth") && midint_expr_find("crtm") && midint_expr_max_bits(ctx, "crth") >= HALF &&
+           midint_expr_max_bits(ctx, "crtm") >= HALF;
+}
+
+enum { D_P, D_Q, D_DP, D_DQ, D_QINV, D_C, D_CP, D_CQ, D_M1, D_M2, D_H, D_OUT, D_COUNT };
+
 int main(int argc, char **argv)
 {
     size_t count = argc > 1 ? strtoul(argv[1], NULL, 10) : 65536, keys = argc > 2 ? strtoul(argv[2], NULL, 10) : 16;
@@ -133,55 +185,76 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot open midint: %s\n", midint_last_error(NULL));
         return 1;
     }
+    /* the batch and the messages in page-locked memory: the uploads and the download skip the driver's staging */
     batch b;
-    uint32_t **all[] = {&b.p, &b.q, &b.dp, &b.dq, &b.qinv};
+    uint32_t **all[] = {&b.p, &b.q, &b.dp, &b.dq, &b.qinv, &b.c, &b.m};
+    const size_t words[] = {HW, HW, HW, HW, HW, FW, FW};
+    uint32_t *out = NULL, *m1 = malloc(count * HW * 4), *m2 = malloc(count * HW * 4);
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        *all[i] = malloc(count * HW * 4);
-    b.c = malloc(count * FW * 4);
-    b.m = malloc(count * FW * 4);
-    /* the steps' values: HW words per instance, except u2 and the 2048-bit ones */
-    uint32_t *cp = malloc(count * HW * 4), *cq = malloc(count * HW * 4), *m1 = malloc(count * HW * 4),
-             *m2 = malloc(count * HW * 4), *s = malloc(count * HW * 4), *u = malloc(count * HW * 4),
-             *carry = malloc(count * 4), *u2 = calloc(count * FW, 4), *dd = malloc(count * HW * 4),
-             *h = malloc(count * HW * 4), *hq = malloc(count * FW * 4), *m2w = calloc(count * FW, 4),
-             *out = malloc(count * FW * 4);
-    if (!b.p || !b.q || !b.dp || !b.dq || !b.qinv || !b.c || !b.m || !cp || !cq || !m1 || !m2 || !s || !u || !carry ||
-        !u2 || !dd || !h || !hq || !m2w || !out) {
+        CALL(midint_host_alloc(ctx, count * words[i] * 4, (void **)all[i]));
+    CALL(midint_host_alloc(ctx, count * FW * 4, (void **)&out));
+    if (!m1 || !m2) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
-    printf("midint on %s: RSA-%d decryption by CRT, %zu messages over %zu keys\n", midint_device_name(ctx), FULL,
-           count, keys);
+    const int fuse = fused(ctx);
+    printf("midint on %s: RSA-%d decryption by CRT, %zu messages over %zu keys, the recombination %s\n",
+           midint_device_name(ctx), FULL, count, keys, fuse ? "fused (crt_h, crt_m)" : "on the host API");
     make_batch(&b, count, keys);
 
-    double t0 = now(), t_powm = 0.0;
-    CALL(midint_mod(ctx, count, HALF, cp, b.c, b.p, FULL));
-    CALL(midint_mod(ctx, count, HALF, cq, b.c, b.q, FULL));
-    double t1 = now();
-    CALL(midint_powm(ctx, count, HALF, m1, cp, b.dp, b.p, HALF, 1));
-    CALL(midint_powm(ctx, count, HALF, m2, cq, b.dq, b.q, HALF, 1));
-    t_powm = now() - t1;
-    /* m1 - m2 mod p as m1 + (p - m2) (m2 < q < p), below 2p: its 1025 bits (the add's carry as word 32 of a 2048-bit
-       dividend) reduced by mod */
-    CALL(midint_sub(ctx, count, HALF, s, b.p, m2, NULL));
-    CALL(midint_add(ctx, count, HALF, u, m1, s, carry));
-    for (size_t i = 0; i < count; i++) {
-        memcpy(u2 + i * FW, u + i * HW, HW * 4);
-        u2[i * FW + HW] = carry[i];
-        memcpy(m2w + i * FW, m2 + i * HW, HW * 4);
+    void *d[D_COUNT];
+    for (int k = 0; k < D_COUNT; k++)
+        CALL(midint_buffer_alloc(ctx, count * (k == D_C || k == D_OUT ? FW : HW) * 4, &d[k]));
+    const struct {
+        int k;
+        const uint32_t *host;
+    } up[] = {{D_P, b.p}, {D_Q, b.q}, {D_DP, b.dp}, {D_DQ, b.dq}, {D_QINV, b.qinv}, {D_C, b.c}};
+
+    double t0 = now();
+    for (size_t i = 0; i < sizeof up / sizeof *up; i++)
+        CALL(midint_buffer_write(ctx, d[up[i].k], up[i].host, count * (up[i].k == D_C ? FW : HW) * 4));
+    const double t1 = now();
+    CALL(midint_mod_device(ctx, count, HALF, d[D_CP], d[D_C], d[D_P], FULL, NULL));
+    CALL(midint_mod_device(ctx, count, HALF, d[D_CQ], d[D_C], d[D_Q], FULL, NULL));
+    CALL(midint_synchronize(ctx, NULL));
+    const double t2 = now();
+    CALL(midint_powm_device(ctx, count, HALF, d[D_M1], d[D_CP], d[D_DP], d[D_P], HALF, 1, NULL));
+    CALL(midint_powm_device(ctx, count, HALF, d[D_M2], d[D_CQ], d[D_DQ], d[D_Q], HALF, 1, NULL));
+    CALL(midint_synchronize(ctx, NULL));
+    const double t3 = now();
+    double t4;
+    if (fuse) {
+        void *hout[] = {d[D_H]}, *mout[] = {d[D_OUT]};
+        const void *hin[] = {d[D_M1], d[D_M2], d[D_P], d[D_QINV]}, *min[] = {d[D_M2], d[D_H], d[D_Q]};
+        CALL(midint_expr_device(ctx, "crth", count, HALF, 1, hout, 4, hin, NULL));
+        CALL(midint_expr_device(ctx, "crtm", count, HALF, 1, mout, 3, min, NULL));
+        CALL(midint_synchronize(ctx, NULL));
+        t4 = now();
+        CALL(midint_buffer_read(ctx, out, d[D_OUT], count * FW * 4));
+    } else {
+        CALL(midint_buffer_read(ctx, m1, d[D_M1], count * HW * 4));
+        CALL(midint_buffer_read(ctx, m2, d[D_M2], count * HW * 4));
+        t4 = now();
+        if (recombine_on_host(ctx, count, &b, m1, m2, out))
+            return 1;
     }
-    CALL(midint_mod(ctx, count, HALF, dd, u2, b.p, FULL));
-    CALL(midint_mulmod(ctx, count, HALF, h, b.qinv, dd, b.p));
-    CALL(midint_mul(ctx, count, HALF, hq, h, b.q));
-    CALL(midint_add(ctx, count, FULL, out, hq, m2w, NULL));
-    double total = now() - t0;
+    /* on the device: every step between the uploads and the download (without the recombination where the host
+       does it) */
+    const double total = now() - t0, on_device = (fuse ? t4 : t3) - t1;
 
     size_t bad = 0;
     for (size_t i = 0; i < count; i++)
         if (memcmp(out + i * FW, b.m + i * FW, FW * 4) != 0 && bad++ < 3)
             fprintf(stderr, "instance %zu: wrong message\n", i);
-    printf("%s: %zu decryptions in %.3f ms (two powm: %.3f ms): %.3f M/s end to end, %.3f M/s in powm\n",
-           bad ? "FAIL" : "pass", count, 1e3 * total, 1e3 * t_powm, count / total / 1e6, count / t_powm / 1e6);
-    midint_close(ctx);
+    printf("%s: %zu decryptions in %.3f ms end to end, %.3f M/s (uploads %.3f ms; c mod p, q %.3f ms; two powm "
+           "%.3f ms, %.3f M/s; recombination %.3f ms%s); on the device %.3f M/s%s\n",
+           bad ? "FAIL" : "pass", count, 1e3 * total, count / total / 1e6, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
+           1e3 * (t3 - t2), count / (t3 - t2) / 1e6, 1e3 * (fuse ? t4 - t3 : total - (t4 - t0)),
+           fuse ? "" : ", host API", count / on_device / 1e6,
+           fuse ? "" : " (without the recombination)");
+    for (int k = 0; k < D_COUNT; k++)
+        midint_buffer_free(ctx, d[k]);
+    free(m1), free(m2);
+    midint_close(ctx); /* frees the page-locked memory */
     return bad != 0;
 }
