@@ -31,7 +31,10 @@ CT_SIZES=${CT_SIZES:-"256 1024 2048"}
 count_for() {   # op bits
   case $1 in
     powm) echo $(( (1 << 31) / ($2 * $2 / 256) )) ;;
-    gcd|modinv) echo $(( (1 << 30) / ($2 * $2 / 256) > (1 << 20) ? (1 << 20) : (1 << 30) / ($2 * $2 / 256) )) ;;
+    # gcd and modinv: at least 2^17 instances (at 2^30 / (bits^2 / 256) the 4096-bit modinv had 16384, half a wave,
+    # and read 8% low: 6.9 against 7.5 M/s, H200, results/h200-2026-11-28-s27)
+    gcd|modinv) c=$(( (1 << 30) / ($2 * $2 / 256) )); [ $c -lt 131072 ] && c=131072; [ $c -gt 1048576 ] && c=1048576
+                echo $c ;;
     *) echo $(( (1 << 27) / ($2 / 32) / 2 )) ;;
   esac
 }
