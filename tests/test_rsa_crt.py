@@ -11,6 +11,7 @@ import pytest
 
 from conftest import driver_env
 from generator.expr import evaluate, load
+from generator.ntt import is_prime   # Miller-Rabin over fixed bases: enough for test primes
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "build" / "examples" / "rsa_crt"
@@ -25,25 +26,10 @@ def test_rsa_crt_small_batch():
 
 
 def _prime(rng, bits):
-    """A random prime of exactly `bits` bits (Miller-Rabin with 20 random bases: enough for a test's keys)."""
+    """A random prime of exactly `bits` bits."""
     while True:
         n = rng.getrandbits(bits) | (1 << (bits - 1)) | 1
-        if any(n % p == 0 for p in (3, 5, 7, 11, 13)):
-            continue
-        d, s = n - 1, 0
-        while d % 2 == 0:
-            d, s = d // 2, s + 1
-        for _ in range(20):
-            x = pow(rng.randrange(2, n - 1), d, n)
-            if x in (1, n - 1):
-                continue
-            for _ in range(s - 1):
-                x = x * x % n
-                if x == n - 1:
-                    break
-            else:
-                break
-        else:
+        if is_prime(n):
             return n
 
 
