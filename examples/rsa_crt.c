@@ -190,9 +190,13 @@ int main(int argc, char **argv)
     uint32_t **all[] = {&b.p, &b.q, &b.dp, &b.dq, &b.qinv, &b.c, &b.m};
     const size_t words[] = {HW, HW, HW, HW, HW, FW, FW};
     uint32_t *out = NULL, *m1 = malloc(count * HW * 4), *m2 = malloc(count * HW * 4);
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        CALL(midint_host_alloc(ctx, count * words[i] * 4, (void **)all[i]));
-    CALL(midint_host_alloc(ctx, count * FW * 4, (void **)&out));
+    void *mem;   /* through a void *: the allocation's pointer is not written into a uint32_t * as a void * */
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        CALL(midint_host_alloc(ctx, count * words[i] * 4, &mem));
+        *all[i] = mem;
+    }
+    CALL(midint_host_alloc(ctx, count * FW * 4, &mem));
+    out = mem;
     if (!m1 || !m2) {
         fprintf(stderr, "out of memory\n");
         return 1;
