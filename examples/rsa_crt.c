@@ -116,22 +116,16 @@ static void make_batch(batch *b, size_t count, size_t keys)
     gmp_randclear(rng);
 }
 
-#define CALL(x)                                                                                                    \
+/* a library call: on failure, say which and run `on_failure` (return from main, or free a function's buffers) */
+#define CHECK(x, on_failure)                                                                                       \
     do {                                                                                                           \
         if ((x) != MIDINT_OK) {                                                                                    \
             fprintf(stderr, "%s failed: %s\n", #x, midint_last_error(ctx));                                        \
-            return 1;                                                                                              \
+            on_failure;                                                                                            \
         }                                                                                                          \
     } while (0)
-
-/* a step of recombine_on_host: on failure, say which and free what it holds */
-#define STEP(x)                                                                                                    \
-    do {                                                                                                           \
-        if ((x) != MIDINT_OK) {                                                                                    \
-            fprintf(stderr, "%s failed: %s\n", #x, midint_last_error(ctx));                                        \
-            goto done;                                                                                             \
-        }                                                                                                          \
-    } while (0)
+#define CALL(x) CHECK(x, return 1)
+#define STEP(x) CHECK(x, goto done)   /* recombine_on_host's */
 
 /* The recombination on the host API from m1 and m2 in host memory: m1 - m2 mod p as m1 + (p - m2) (m2 < q < p),
  * below 2p: its 1025 bits (the add's carry as word 32 of a 2048-bit dividend) reduced by mod, then mulmod, mul and a
@@ -173,6 +167,12 @@ static int fused(const midint_context *ctx)
 
 enum { D_P, D_Q, D_DP, D_DQ, D_QINV, D_C, D_CP, D_CQ, D_M1, D_M2, D_H, D_OUT, D_COUNT };
 
+/* the words an instance holds in device buffer k: the ciphertext and the message are 2048 bits, the rest 1024 */
+static size_t device_words(int k)
+{
+    return k == D_C || k == D_OUT ? FW : HW;
+}
+
 int main(int argc, char **argv)
 {
     size_t count = argc > 1 ? strtoul(argv[1], NULL, 10) : 65536, keys = argc > 2 ? strtoul(argv[2], NULL, 10) : 16;
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 
     void *d[D_COUNT];
     for (int k = 0; k < D_COUNT; k++)
-        CALL(midint_buffer_alloc(ctx, count * (k == D_C || k == D_OUT ? FW : HW) * 4, &d[k]));
+        CALL(midint_buffer_alloc(ctx, count * device_words(k) * 4, &d[k]));
     const struct {
         int k;
         const uint32_t *host;
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 
     double t0 = now();
     for (size_t i = 0; i < sizeof up / sizeof *up; i++)
-        CALL(midint_buffer_write(ctx, d[up[i].k], up[i].host, count * (up[i].k == D_C ? FW : HW) * 4));
+        CALL(midint_buffer_write(ctx, d[up[i].k], up[i].host, count * device_words(up[i].k) * 4));
     const double t1 = now();
     CALL(midint_mod_device(ctx, count, HALF, d[D_CP], d[D_C], d[D_P], FULL, NULL));
     CALL(midint_mod_device(ctx, count, HALF, d[D_CQ], d[D_C], d[D_Q], FULL, NULL));
@@ -234,10 +234,10 @@ int main(int argc, char **argv)
         CALL(midint_expr_device(ctx, "crtm", count, HALF, 1, mout, 3, min, NULL));
         CALL(midint_synchronize(ctx, NULL));
         t4 = now();
-        CALL(midint_buffer_read(ctx, out, d[D_OUT], count * FW * 4));
+        CALL(midint_buffer_read(ctx, out, d[D_OUT], count * device_words(D_OUT) * 4));
     } else {
-        CALL(midint_buffer_read(ctx, m1, d[D_M1], count * HW * 4));
-        CALL(midint_buffer_read(ctx, m2, d[D_M2], count * HW * 4));
+        CALL(midint_buffer_read(ctx, m1, d[D_M1], count * device_words(D_M1) * 4));
+        CALL(midint_buffer_read(ctx, m2, d[D_M2], count * device_words(D_M2) * 4));
         t4 = now();
         if (recombine_on_host(ctx, count, &b, m1, m2, out))
             return 1;

@@ -47,7 +47,7 @@ if has bench; then
       echo "run powm $b $c default $REPS ebits=512"
       echo "run powm $b $c default $REPS ebits=512,secret=1"
       [ $b -le 3072 ] && echo "run powm $b $c default $REPS ebits=$b"   # above, minutes of work per call
-      c=$(count_for gcd $b); [ $c -lt 4096 ] && c=4096
+      c=$(count_for gcd $b)
       echo "run gcd $b $c default $REPS"
       echo "run modinv $b $c default $REPS"
       c=$(count_for divrem $b)
