@@ -97,16 +97,19 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
     unsigned k = 0;
     /* "modulus=odd" / "modulus=even": a modulus object's low bit set / cleared; "modulus=short": odd with its top word
      * cleared (the random pattern's moduli fill their words: Barrett's reduction; a short odd one takes Montgomery's,
-     * a short even one the division), in every instance of its array, which the reference reads too */
+     * a short even one the division), in every instance of its array, which the reference reads too. An input that
+     * must be nonzero is an operation's modulus too (modinv's m: "modulus=odd" times the odd moduli alone) */
     const char *mp = args ? strstr(args, "modulus=") : NULL;
     for (unsigned i = 0; mp && i < d->nparams; i++)
-        for (size_t j = 0; d->params[i].kind == MIDINT_PARAM_MODULUS && j < count; j++) {
-            uint32_t *w = b.host[i] + j * b.n, any = 0;
+        for (size_t j = 0; (d->params[i].kind == MIDINT_PARAM_MODULUS || (d->params[i].kind == MIDINT_PARAM_INPUT &&
+                            (d->params[i].rules & MIDINT_RULE_NONZERO))) && j < count; j++) {
+            const unsigned n = (unsigned)batch_words(&b, i);
+            uint32_t *w = b.host[i] + j * n, any = 0;
             int shorter = strncmp(mp + 8, "short", 5) == 0;
             w[0] = strncmp(mp + 8, "odd", 3) == 0 || shorter ? w[0] | 1u : w[0] & ~1u;
-            if (shorter && b.n > 1)
-                w[b.n - 1] = 0;
-            for (unsigned q = 0; q < b.n; q++)
+            if (shorter && n > 1)
+                w[n - 1] = 0;
+            for (unsigned q = 0; q < n; q++)
                 any |= w[q];
             w[0] |= any ? 0u : 2u;   /* never zero */
         }
