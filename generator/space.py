@@ -941,27 +941,34 @@ MOD_DIV_LANES = replace(
 # binary gcd, the values spread over the lanes, where the thread per instance (modt) keeps 2N words (modinv 5N) and
 # walks local memory. Every lane runs the block's steps (a warp issues them once for all its lanes), so fewer lanes of
 # more words cost less while the words fit the registers. modinv records the blocks' matrices (4 words each, private
-# memory) and replays them on the cofactors, so that X, Y or U, V, P are live at a time. H100, random operands, M/s:
-# gcd 16.26 at 4096 bits (the thread per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192 (0.46), 1.01 at 16384,
-# 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv with the cofactors left unreduced until
-# the end (fifteenth session) 30.1 at 2048 (18.6; CGBN 10.8), 7.64 at 4096 (0.86; CGBN 4.17), 1.94 at 8192 (0.095).
+# memory) and replays them on the cofactors, so that X, Y or U, V are live at a time (P in shared memory). H100,
+# random operands, M/s: gcd 16.26 at 4096 bits (the thread per instance: 4.00; CGBN's best TPI: 7.24), 4.13 at 8192
+# (0.46), 1.01 at 16384, 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv with the
+# cofactors left unreduced until the end (fifteenth session) 30.1 at 2048 (18.6; CGBN 10.8), 7.64 at 4096 (0.86; CGBN
+# 4.17), 1.94 at 8192 (0.095); with P in shared rows, Q = 64 and the word sums on both pipes (twenty-eighth session,
+# H200) 34.4 at 2048, 9.49 at 4096, 2.37 at 8192.
 # CUDA only, as modld.
-MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 32}            # Q per operation (modlg_q) ...
-MOD_GCD_LANES_Q_AT = {("gcd", 3072): 48, ("modinv", 1536): 24, ("modinv", 3072): 24}   # ... and where it differs
+MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 64}            # Q per operation (modlg_q) ...
+MOD_GCD_LANES_Q_AT = {("gcd", 3072): 48, ("modinv", 1536): 24, ("modinv", 2048): 32,
+                      ("modinv", 3072): 48}             # ... and where it differs
 MOD_GCD_LANES_MIN_BITS = {"gcd": 3072, "modinv": 1536}
 MOD_GCD_LANES_MAX_BITS = {"gcd": MOD_MAX_BITS, "modinv": 8192}
 MOD_GCD_LANES = replace(
     MOD_DIV_LANES, name="modlg", template="kernel_gcd_lanes.j2", qs=(12, 16, 24, 32, 48, 64),
-    # gcd's shifts by the powers of two go through a row of N + 1 shared words per instance; modinv uses none
-    shared_words=lambda v: v.block // v.lanes * (v.words + 1) if v.op == "gcd" else 0,
+    # gcd's shifts by the powers of two go through a row of N + 1 shared words per instance; modinv keeps P and m in
+    # two rows of Q + 1 words per thread, not in registers: U, V and P in registers spilled at Q = 64, and fewer
+    # registers hold more warps at the other Q (H200, twenty-eighth session, M/s with the rows against without, random
+    # moduli of both parities: 1536 bits Q 24 54.7 / 53.9, 2048 Q 32 34.4 / 31.3, 3072 Q 48 16.5 / 15.4, 4096 Q 32
+    # 8.80 / 7.88 and Q 64 9.49 / 9.41, 8192 Q 32 2.31 / 2.04 and Q 64 2.37 / 2.37)
+    shared_words=lambda v: v.block // v.lanes * (v.words + 1) if v.op == "gcd" else 2 * v.block * (v.q + 1),
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
-        Constraint("modlg_q", "64 words per lane for gcd, 32 for modinv (H100, M/s, Q = 16 / 32 / 64: gcd 4096 bits "
-                   "10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / 1.01, 32768 - / 0.227 / 0.253 (at 64 "
-                   "ptxas spills 216 bytes, still the fastest); modinv (unreduced cofactors) 2048 - / 30.1 / -, 4096 "
-                   "6.97 / 7.64 / 7.49 (64: 255 registers and 1.9 KB spilled), 8192 1.86 / 1.94 / 1.86); at 1536 and "
-                   "3072 bits, where those give no power-of-two number of lanes, Q = 12 / 24 / 48: gcd 3072 14.8 / 22.8 "
-                   "/ 29.9 (the thread per instance 11.8), modinv 1536 41.5 / 53.5 / - (40.8), 3072 10.7 / 13.7 / 13.6 "
-                   "(2.72): one variant per size",
+        Constraint("modlg_q", "64 words per lane for gcd and modinv, or 2 lanes where 64 words would be one (H100, M/s, "
+                   "Q = 16 / 32 / 64: gcd 4096 bits 10.2 / 14.8 / 16.3, 8192 2.55 / 3.73 / 4.13, 16384 0.62 / 0.90 / "
+                   "1.01, 32768 - / 0.227 / 0.253 (at 64 ptxas spills 216 bytes, still the fastest); H200, twenty-eighth "
+                   "session, modinv with P in shared rows: 2048 26.8 / 34.4 / -, 4096 6.97 / 8.80 / 9.49, 8192 1.92 / "
+                   "2.31 / 2.37); at 1536 and 3072 bits, where those give no power-of-two number of lanes, Q = 12 / 24 / "
+                   "48: gcd 3072 14.8 / 22.8 / 29.9 (H100; the thread per instance 11.8), modinv 1536 40.4 / 54.7 / - "
+                   "(H200, Q 12 without the rows), 3072 10.5 / 14.2 / 16.5 (idem): one variant per size",
                    lambda v: v.q == MOD_GCD_LANES_Q_AT.get((v.op, v.bits), MOD_GCD_LANES_Q[v.op]), "prune"),
         Constraint("modlg_min_bits", "gcd from 3072 bits, modinv from 1536 (H100, M/s: gcd at 2048 bits the thread per "
                    "instance 66.2, 2 lanes of 32 words 58.6, 4 of 16 40.5; modinv at 2048 the thread 18.6, 2 lanes of "
