@@ -946,7 +946,8 @@ MOD_DIV_LANES = replace(
 # (0.46), 1.01 at 16384, 0.253 at 32768 (the thread's scratch mode: about 0.005 and 0.0003); modinv with the
 # cofactors left unreduced until the end (fifteenth session) 30.1 at 2048 (18.6; CGBN 10.8), 7.64 at 4096 (0.86; CGBN
 # 4.17), 1.94 at 8192 (0.095); with P in shared rows, Q = 64, the word sums on both pipes and the two-level search
-# for the stand-ins (twenty-eighth session, H200) 35.2 at 2048, 9.79 at 4096, 2.44 at 8192.
+# for the stand-ins and literal shifts in the even moduli's division (twenty-eighth session, H200) 36.4 at 2048, 10.2
+# at 4096, 2.60 at 8192.
 # CUDA only, as modld.
 MOD_GCD_LANES_Q = {"gcd": 64, "modinv": 64}            # Q per operation (modlg_q) ...
 MOD_GCD_LANES_Q_AT = {("gcd", 3072): 48, ("modinv", 1536): 24, ("modinv", 2048): 32,
