@@ -100,19 +100,22 @@ void cmd_run(midint_context *ctx, const char *op_s, unsigned bits, size_t count,
      * a short even one the division), in every instance of its array, which the reference reads too. An input that
      * must be nonzero is an operation's modulus too (modinv's m: "modulus=odd" times the odd moduli alone) */
     const char *mp = args ? strstr(args, "modulus=") : NULL;
-    for (unsigned i = 0; mp && i < d->nparams; i++)
-        for (size_t j = 0; (d->params[i].kind == MIDINT_PARAM_MODULUS || (d->params[i].kind == MIDINT_PARAM_INPUT &&
-                            (d->params[i].rules & MIDINT_RULE_NONZERO))) && j < count; j++) {
-            const unsigned n = (unsigned)batch_words(&b, i);
+    const int shorter = mp && strncmp(mp + 8, "short", 5) == 0, odd = mp && strncmp(mp + 8, "odd", 3) == 0;
+    for (unsigned i = 0; mp && i < d->nparams; i++) {
+        const midint_param_info *p = &d->params[i];
+        if (p->kind != MIDINT_PARAM_MODULUS && !(p->kind == MIDINT_PARAM_INPUT && (p->rules & MIDINT_RULE_NONZERO)))
+            continue;
+        const unsigned n = (unsigned)batch_words(&b, i);
+        for (size_t j = 0; j < count; j++) {
             uint32_t *w = b.host[i] + j * n, any = 0;
-            int shorter = strncmp(mp + 8, "short", 5) == 0;
-            w[0] = strncmp(mp + 8, "odd", 3) == 0 || shorter ? w[0] | 1u : w[0] & ~1u;
+            w[0] = odd || shorter ? w[0] | 1u : w[0] & ~1u;
             if (shorter && n > 1)
                 w[n - 1] = 0;
             for (unsigned q = 0; q < n; q++)
                 any |= w[q];
             w[0] |= any ? 0u : 2u;   /* never zero */
         }
+    }
     st = batch_moduli(&b, ctx);   /* a modulus object: made once, outside the timing, as a user would */
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
         if (d->params[i].kind == MIDINT_PARAM_SCALAR)
