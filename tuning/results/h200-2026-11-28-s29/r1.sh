@@ -1,0 +1,36 @@
+#!/bin/bash
+# s29 run 1: divrem/mod on lanes with the partial remainder in a ring of registers (Q steps a turn): correctness of
+# every lanes variant 3072-32768 against GMP, sanitizers, then the session-start build (base) against the ring at
+# ptxas's own registers (n) and capped (c6: 80 at 4096 / 128 at 8192; c8: 64 / 96), alternating
+set -u
+cd build/s29
+N=n
+cd ../..
+mkdir -p lib build/tuning build/tests generated
+cp build/s29/$N/gen/variants.txt generated/ && cp build/s29/$N/build/tuning/measure build/tuning/ && cp build/s29/$N/tests/* build/tests/ && cp build/s29/$N/lib/libmidint.so lib/
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+echo "== pytest"
+timeout 300 python3 -m pytest -q -p no:cacheprovider -k "cuda and (divrem or mod_)" tests/test_variants.py 2>&1 | grep -E "^E |passed|failed|error" | head -20
+echo "== patterns"
+for b in 3072 4096 8192 16384; do
+  for p in random zero max one mersenne fermat pow2 near multiple single_bits mixed; do
+    for op in divrem mod; do echo "$op $b 77 $p 11 device none"; done
+  done
+done | timeout 200 build/tests/check_batch --backend cuda 2>&1 | awk '{print $1}' | sort | uniq -c
+echo "== sanitizer"
+for c in "divrem_4096_u32_q16_i16_w8_cuda|divrem 4096 41 mersenne 3 device none" "divrem_8192_u32_q32_i16_w8_cuda|divrem 8192 20 random 4 host none" "mod_4096_u32_q16_i16_w8_cuda|mod 4096 33 mixed 5 host none"; do
+  v=${c%%|*}; k=${c#*|}
+  for tool in memcheck racecheck; do
+    out=$(echo "$k" | timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 build/tests/check_batch --backend cuda --variant $v 2>&1)
+    echo "$tool | $v | $k | rc=$? | $(echo "$out" | grep -E '^(ok|FAIL)' | head -1 | cut -c1-60) | $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -1)"
+  done
+done
+echo "== timing"
+for round in 1 2; do
+  for t in base n c6 c8; do
+    { echo "run divrem 4096 524288 default 5"; echo "run mod 4096 524288 default 5"
+      echo "run divrem 4096 262144 default 3 pattern=mersenne"
+      echo "run divrem 8192 262144 default 5"; echo "run mod 8192 262144 default 5"
+    } | build/s29/$t/build/tuning/measure --backend cuda --tuning none | grep "^run" | sed "s/^/$t /"
+  done
+done
