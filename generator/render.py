@@ -160,7 +160,7 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         kernels.append(Kernel(name, backend, "check", 0, 256, 0, 0, "check_values", "check_values",
                               env.get_template("kernel_check.j2").render(name=name)))
         names = {"lz": f"div_lz_{backend}", "cmul": f"div_cmul_{backend}", "smul": f"div_smul_{backend}",
-                 "pick": f"div_pick_{backend}", "place": f"div_place_{backend}"}
+                 "xmul": f"div_xmul_{backend}", "pick": f"div_pick_{backend}", "place": f"div_place_{backend}"}
         source = env.get_template("kernel_div_steps.j2").render(**names)
         for role, name in names.items():   # all in one unit and program; the first carries the source
             kernels.append(Kernel(name, backend, f"div_{role}", 0, 256, 0, 0, "div_steps", "div_steps",

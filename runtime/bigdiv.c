@@ -43,6 +43,17 @@
  * (wrap_product.c with nothing to fold) takes half, from products of this many words (below, the one-block kernels'
  * mul is faster; MIDINT_TEST_WRAP_FROM lowers it for the CPU tests). */
 #define EXACT_FROM_WORDS 4096u
+/* A level's second product, V' E_t, is of h-word operands, h a power of two plus one below the top two levels (and
+ * E_t of h - 1 words at the second), so mul takes twice the transform that h - 1 words would. From products of this
+ * many words (h - 1: about 50 us of the full product's transform on an H200, against the split's ~8 more launches)
+ * the level splits the bottom word off V' and the top word off E_t: a product of h - 1 words and the rows of the
+ * split words (the xmul helper) added to it (MIDINT_TEST_SPLIT_FROM sets it for the tests). */
+#define SPLIT_FROM_WORDS (1u << 18)
+/* From divisors of this many words (even), the quotient comes in blocks of t = n / 2 words from the reciprocal of D''s
+ * top t words: a block's estimate is then a product of t words and q D' one of n, and the reciprocal has no level of
+ * n words, whose two products (n by n / 2 + 1 and n / 2 words) cost more than the two half blocks' extra t-word
+ * products (MIDINT_TEST_HALF_FROM sets it for the tests). */
+#define HALF_FROM_WORDS (1u << 21)
 
 /* The temporaries: each holds the pass's m instances at one width at a time (stride = that width), within its
  * capacity of per_n n + fixed words an instance (about 27 n in all). The reciprocal's (UT .. C1S) are free once it is
@@ -73,10 +84,12 @@ typedef struct bigdiv {
     int estimate;      /* the lowest block's quotient estimate alone, no remainder (midint_bigdiv_quotient) */
     size_t m;          /* instances of this pass */
     uint32_t n;        /* the divisor's words */
+    uint32_t t;        /* the quotient's words a block, and the reciprocal's (the top t words of D'): n or n / 2 */
     void *r[R_COUNT];  /* the regions' handles */
-    const midint_kernel *lz, *cmul, *smul, *pick, *place;
+    const midint_kernel *lz, *cmul, *smul, *xmul, *pick, *place;
     int trace;         /* MIDINT_TRACE_BIGDIV=1: each phase's wall time and library steps to stderr */
     unsigned steps;    /* library calls, copies and fills queued since the last phase */
+    unsigned singles;  /* the last correction's single subtractions that changed something (1 at most: the bounds) */
     double since;      /* when the last phase ended (seconds) */
 } bigdiv;
 
@@ -271,15 +284,38 @@ static midint_status correct(bigdiv *z, void *r)
                                "bound (a defect: please report it with the operands)");
         if ((st = ctx->ops->copy_rect(ctx, cnt, z->m * 4, 4, z->r[R_ZERO], 0, 4, 4, 1, z->stream)) != MIDINT_OK ||
             (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK ||
-            (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK || !changed)
+            (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK || !changed) {
+            z->singles = (unsigned)round;
             break;
+        }
     }
     return st;
 }
 
-/* One block of the quotient: Y = YH B^n + YL (YH of n words below D', YL the low n + 1 words of Y, its word n YH's
- * word 0) divided by D': q (n words) and r = Y - q D' (n + 1 words, below D'). YH is below B^k for every instance
- * (k from the dividend's leading zeros: run_pass).
+/* With tracing on: the block's largest correction over the pass (CNT: what the estimate was below the quotient, at
+ * most the reciprocal's error + 4 by the bounds) and its single subtractions, so that tests can hold the reciprocal to
+ * its bound (an estimate further off still ends exact, by more single subtractions). */
+static midint_status trace_corrections(bigdiv *z)
+{
+    if (!z->trace)
+        return MIDINT_OK;
+    uint32_t most = 0, c;
+    for (size_t i = 0; i < z->m; i++) {
+        midint_status st = read_word(z, z->r[R_CNT], i, &c);
+        if (st != MIDINT_OK)
+            return st;
+        most = c > most ? c : most;
+    }
+    fprintf(stderr, "midint bigdiv: correction %u at most, %u single\n", most, z->singles);
+    return MIDINT_OK;
+}
+
+/* One block of the quotient: Y = R B^t + X_j (R below D', n words; X_j t words) divided by D': q (t words) and r = Y -
+ * q D' (n + 1 words, below D'), from YH = R's top t words and YL = Y's low n + 1 words. YH is below B^k for every
+ * instance (k from the dividend's leading zeros: run_pass). With T = D''s top t words, V = B^t + V' (t words) is
+ * within 89 units below B^(2t) / (T + 1), and the estimate YH + floor(YH V' / B^t) = floor(YH V / B^t) is at most
+ * Y / D' (YH B^n <= Y, (T + 1) B^(n - t) > D') and below it by less than YH B^t / (T (T + 1)) + B^t / T + 90 < 94
+ * (Y < (YH + 1) B^n, D' >= T B^(n - t), YH <= T, B^t / T <= 2): t = n is the classic case.
  * - k = 0 (the quotient is 0 or 1): r = YL, no products.
  * - k short (at most SHORT_MAX_WORDS and n / 2 - 1): the estimate YH + floor(YH V_t / B^t) from V''s top t = k + 1
  *   words (V_t = floor(V' / B^(n - t)): it drops less than YH / B^t < 1 / B of YH V' / B^n, so it is the full
@@ -287,40 +323,45 @@ static midint_status correct(bigdiv *z, void *r)
  *   B^(n + 1)).
  * - otherwise the estimate YH + floor(YH V' / B^n) and q D' mod B^(n+1) by two products of n words.
  * Each estimate is at most the quotient and within the reciprocal's error + 4 of it; r is exact mod B^(n+1), which
- * holds it. With `estimate` (the full route only), q is the estimate alone (at most 92 below the quotient) and r is
+ * holds it. With `estimate` (the full route only), q is the estimate alone (at most 93 below the quotient) and r is
  * not made. */
 static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, uint32_t k, int estimate)
 {
-    const uint32_t n = z->n, t = k + 1u;
+    const uint32_t n = z->n, bw = z->t, t = k + 1u;
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
     if (k == 0) {
-        if ((st = zero(z, q, n)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
+        if ((st = zero(z, q, bw)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
             return st;
-    } else if (k <= SHORT_MAX_WORDS && 2u * t <= n) {
+    } else if (k <= SHORT_MAX_WORDS && 2u * t <= bw) {
         /* the reciprocal's regions are free here: YH's words and V_t, their product, the estimate */
         void *yt = z->r[R_UT], *vt = z->r[R_ET], *pt = z->r[R_C1S], *qt = z->r[R_VB];
         void *lo = z->r[R_T], *mid = z->r[R_TT], *hi = p;
-        if ((st = place(z, yt, t, 0, yh, n, 0, k, NULL)) != MIDINT_OK ||
-            (st = copy(z, vt, t, 0, z->r[R_VA], n, n - t, t)) != MIDINT_OK ||
+        if ((st = place(z, yt, t, 0, yh, bw, 0, k, NULL)) != MIDINT_OK ||
+            (st = copy(z, vt, t, 0, z->r[R_VA], bw, bw - t, t)) != MIDINT_OK ||
             (st = mul(z, t, pt, yt, vt)) != MIDINT_OK || (st = copy(z, qt, t, 0, pt, 2 * t, t, t)) != MIDINT_OK ||
             (st = add(z, t, qt, qt, yt)) != MIDINT_OK ||
             (st = helper(z, z->smul, (uint64_t)z->m * (n + 1), lo, qt, z->r[R_DN1], hi, mid, n + 1, t)) !=
                 MIDINT_OK ||
             (st = sub(z, n + 1, r, yl, lo, NULL)) != MIDINT_OK || (st = sub(z, n + 1, r, r, mid, NULL)) != MIDINT_OK ||
             (st = sub(z, n + 1, r, r, hi, NULL)) != MIDINT_OK ||
-            (st = place(z, q, n, 0, qt, t, 0, t, NULL)) != MIDINT_OK)
+            (st = place(z, q, bw, 0, qt, t, 0, t, NULL)) != MIDINT_OK)
             return st;
-    } else if ((st = mul(z, n, p, yh, z->r[R_VA])) != MIDINT_OK ||
-               (st = copy(z, q, n, 0, p, 2 * n, n, n)) != MIDINT_OK || (st = add(z, n, q, q, yh)) != MIDINT_OK ||
-               estimate || (st = mul(z, n, p, q, z->r[R_DN])) != MIDINT_OK ||
-               (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK ||
-               (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK) {
-        return st; /* a failure, or the estimate alone */
+    } else {
+        /* q D' by mul at n words: q zero-extended (in UT, free here) where the block is half */
+        void *qz = bw == n ? q : z->r[R_UT];
+        if ((st = mul(z, bw, p, yh, z->r[R_VA])) != MIDINT_OK ||
+            (st = copy(z, q, bw, 0, p, 2 * bw, bw, bw)) != MIDINT_OK || (st = add(z, bw, q, q, yh)) != MIDINT_OK ||
+            estimate || (bw != n && (st = place(z, qz, n, 0, q, bw, 0, bw, NULL)) != MIDINT_OK) ||
+            (st = mul(z, n, p, qz, z->r[R_DN])) != MIDINT_OK ||
+            (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK ||
+            (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK)
+            return st; /* a failure, or the estimate alone */
     }
-    if ((st = correct(z, r)) != MIDINT_OK || (st = place(z, cb, n, 0, z->r[R_CNT], 1, 0, 1, NULL)) != MIDINT_OK)
+    if ((st = correct(z, r)) != MIDINT_OK || (st = trace_corrections(z)) != MIDINT_OK ||
+        (st = place(z, cb, bw, 0, z->r[R_CNT], 1, 0, 1, NULL)) != MIDINT_OK)
         return st;
-    return add(z, n, q, q, cb);
+    return add(z, bw, q, q, cb);
 }
 
 /* The base: V' of b words with B^b + V' = floor(B^(2b) / U), U = (the top b words of D') + 1 <= B^b, by one small
@@ -352,6 +393,33 @@ static int exact_product_pays(bigdiv *z, uint32_t w, uint32_t h)
            midint_wrap_product_applies(z->ctx, (uint32_t)len);
 }
 
+/* Whether a level's V' E_t (h words each) takes the split product: mul at h - 1 words has half mul's transform at h
+ * (h - 1 a power of two), and the product is long enough for that to outweigh the split's launches. */
+static int split_pays(bigdiv *z, uint32_t h)
+{
+    const uint32_t from = z->ctx->hooks.split_from ? z->ctx->hooks.split_from : SPLIT_FROM_WORDS;
+    return h >= 3 && h - 1 >= from && midint_bit_length(2ull * h - 4) < midint_bit_length(2ull * h - 2);
+}
+
+/* out (2 h - 1 words) = floor(V' E_t / B), V' (in VA) and E_t (in ET) of h words: with V' = v0 + B A and E_t = E_lo +
+ * e B^(h - 1), the product A E_lo of h - 1 words plus the xmul helper's two numbers (its rows of v0 and of e). The
+ * reciprocal's regions UT, VP, P2, C2 and E2 are free at this point of a level whose k is 0. */
+static midint_status split_product(bigdiv *z, uint32_t h, void *out)
+{
+    void *va = z->r[R_VA], *et = z->r[R_ET], *a = z->r[R_UT], *el = z->r[R_VP], *prod = z->r[R_P2];
+    void *lo = z->r[R_C2], *hi = z->r[R_E2];
+    const uint32_t ow = 2 * h - 1;
+    midint_status st;
+    if ((st = place(z, a, h - 1, 0, va, h, 1, h - 1, NULL)) != MIDINT_OK ||  /* A = V' >> 32 */
+        (st = place(z, el, h - 1, 0, et, h, 0, h - 1, NULL)) != MIDINT_OK || /* E_lo */
+        (st = mul(z, h - 1, prod, a, el)) != MIDINT_OK ||
+        (st = helper(z, z->xmul, (uint64_t)z->m * ow, lo, va, et, hi, NULL, ow, h)) != MIDINT_OK ||
+        (st = place(z, out, ow, 0, prod, 2 * h - 2, 0, 2 * h - 2, NULL)) != MIDINT_OK ||
+        (st = add(z, ow, out, out, lo)) != MIDINT_OK)
+        return st;
+    return add(z, ow, out, out, hi);
+}
+
 /* dst (dw words) = the low dw words of src (sw words) >> by, through tmp (sw words): a shift and a copy. Where `by` is
  * whole words the level takes one place() instead. */
 static midint_status shifted(bigdiv *z, void *dst, uint32_t dw, void *tmp, const void *src, uint32_t sw, unsigned by)
@@ -376,6 +444,10 @@ static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
      * at its own length of w + h + 1 words (V of h + 1 words) */
     const int exact = exact_product_pays(z, w, h);
     const uint32_t vw = exact ? h + 1 : w, pw = exact ? w + h + 1 : 2 * w;
+    /* V' E_t: by mul at h words into P2, or split (words from 1 up, into E) */
+    const int split = !k && split_pays(z, h);
+    void *ve = split ? e : p2;
+    const uint32_t vew = split ? 2 * h - 1 : 2 * h;
     midint_status st;
     if ((st = copy(z, ut, w, 0, z->r[R_DN], n, n - w, w)) != MIDINT_OK ||           /* top w words of D' */
         (st = place(z, vp, vw, 0, va, h, 0, h, z->r[R_ONES])) != MIDINT_OK ||         /* V, h + 1 words */
@@ -387,8 +459,8 @@ static midint_status level(bigdiv *z, uint32_t h, uint32_t w, unsigned k)
         (st = sub(z, w + 1, e, e, vpe, NULL)) != MIDINT_OK ||
         (st = k ? shifted(z, et, h, e2, e, w + 1, 32u * h + k) : place(z, et, h, 0, e, w + 1, h, w + 1 - h, NULL)) !=
             MIDINT_OK ||                                                                  /* E_t */
-        (st = mul(z, h, p2, va, et)) != MIDINT_OK ||                                    /* V' E_t */
-        (st = k ? shifted(z, c2w, w, c2, p2, 2 * h, 32u * h - k) : place(z, c2w, w, 0, p2, 2 * h, h, h, NULL)) !=
+        (st = split ? split_product(z, h, ve) : mul(z, h, p2, va, et)) != MIDINT_OK ||  /* V' E_t */
+        (st = k ? shifted(z, c2w, w, c2, p2, 2 * h, 32u * h - k) : place(z, c2w, w, 0, ve, vew, h - split, h, NULL)) !=
             MIDINT_OK ||
         (st = place(z, vn, w, w - h, va, h, 0, h, NULL)) != MIDINT_OK || (st = add(z, w, vn, vn, c2w)) != MIDINT_OK ||
         (st = place(z, c1, w, 0, et, h, 0, h, NULL)) != MIDINT_OK)
@@ -408,7 +480,7 @@ static midint_status reciprocal(bigdiv *z, uint32_t base_max)
 {
     uint32_t widths[MAX_LEVELS + 1];
     unsigned levels = 0;
-    widths[0] = z->n;
+    widths[0] = z->t;
     while (widths[levels] > base_max && levels < MAX_LEVELS) {
         uint32_t w = widths[levels];
         widths[levels + 1] = levels == 0 ? (w + 1) / 2 : (w + 2) / 2;
@@ -442,7 +514,7 @@ static midint_status reciprocal_replayed(bigdiv *z, uint32_t base_max)
 {
     if (z->trace)
         return reciprocal(z, base_max);
-    const uint64_t key[4] = {MIDINT_REPLAY_RECIPROCAL, z->n, z->m,
+    const uint64_t key[4] = {MIDINT_REPLAY_RECIPROCAL, z->n | (uint64_t)z->t << 32, z->m,
                              base_max | (uint64_t)z->ctx->hooks.wrap_from << 32};
     reciprocal_job job = {z, base_max};
     void **left[] = {&z->r[R_VA], &z->r[R_VB]};
@@ -489,27 +561,29 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = phase(z, "inputs", a)) != MIDINT_OK ||
         (st = reciprocal_replayed(z, base_max)) != MIDINT_OK)
         return st;
-    /* the quotient's blocks from the top, each written out as it is made (the inputs are all read): the top one from
-     * X's words [(nb - 1) n, (nb + 1) n), its high half below 2^s <= D'; then each from the remainder before it times
-     * B^n plus X's next n words */
+    /* the quotient's blocks of t words from the top, each written out as it is made (the inputs are all read): the
+     * remainder R before the first is X's words [nb n, (nb + 1) n), below 2^s <= D'; block j divides R B^t plus X's
+     * words [j t, (j + 1) t), YH being R's top t words */
     void *yh = z->r[R_YH], *yl = z->r[R_YL], *q = z->r[R_Q], *rc = z->r[R_RA], *rn = z->r[R_RB];
-    for (uint32_t k = 0; k < nb; k++) {
-        const uint32_t j = nb - 1 - k; /* the block's place: words [j n, (j + 1) n) of the quotient */
-        if (j == nb - 1 ? (st = copy(z, yh, n, 0, x, xw, nb * n, n)) != MIDINT_OK ||
-                              (st = copy(z, yl, n + 1, 0, x, xw, j * n, n + 1)) != MIDINT_OK
-                        : (st = copy(z, yh, n, 0, rc, n + 1, 0, n)) != MIDINT_OK ||
-                              (st = copy(z, yl, n + 1, 0, x, xw, j * n, n)) != MIDINT_OK ||
-                              (st = copy(z, yl, n + 1, n, rc, n + 1, 0, 1)) != MIDINT_OK)
+    const uint32_t t = z->t, blocks = nb * (n / t);
+    for (uint32_t k = 0; k < blocks; k++) {
+        const uint32_t j = blocks - 1 - k; /* the block's place: words [j t, (j + 1) t) of the quotient */
+        if (k == 0 ? (st = copy(z, yh, t, 0, x, xw, nb * n + n - t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, n + 1)) != MIDINT_OK
+                   : (st = copy(z, yh, t, 0, rc, n + 1, n - t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, t, rc, n + 1, 0, n + 1 - t)) != MIDINT_OK)
             return st;
-        /* YH is below B^k for every instance: the remainder entering block j is at most X >> 32 (j + 1) n, which
-         * has at most 32 (nb - j) n - top_zeros bits */
-        const uint64_t above = 32ull * (nb - j) * n, bits = above > top_zeros ? above - top_zeros : 0;
-        const uint32_t k = bits >= 32ull * n ? n : (uint32_t)((bits + 31) / 32);
+        /* YH is below B^k for every instance: the remainder entering block j is at most X >> 32 (j + 1) t, which
+         * has at most 32 (xw - (j + 1) t) - top_zeros bits, and YH is it >> 32 (n - t) */
+        const uint64_t above = 32ull * (xw - (uint64_t)(j + 1) * t - (n - t)),
+                       bits = above > top_zeros ? above - top_zeros : 0;
+        const uint32_t k = bits >= 32ull * t ? t : (uint32_t)((bits + 31) / 32);
         if ((st = block(z, yh, yl, q, rn, k, z->estimate && j == 0)) != MIDINT_OK ||
             (st = phase(z, "block", k)) != MIDINT_OK)
             return st;
-        if (qout && (size_t)j * n < a &&
-            (st = copy(z, qout, a, first * a + (size_t)j * n, q, n, 0, a - j * n < n ? a - j * n : n)) != MIDINT_OK)
+        if (qout && (size_t)j * t < a &&
+            (st = copy(z, qout, a, first * a + (size_t)j * t, q, t, 0, a - j * t < t ? a - j * t : t)) != MIDINT_OK)
             return st;
         void *done = rn;
         rn = rc;
@@ -535,9 +609,12 @@ static midint_status run(midint_context *ctx, midint_op o, unsigned bits, unsign
     z.stream = stream;
     z.estimate = estimate;
     z.n = bits / 32u;
+    const uint32_t half_from = ctx->hooks.half_from ? ctx->hooks.half_from : HALF_FROM_WORDS;
+    z.t = z.n % 2 == 0 && z.n >= half_from ? z.n / 2 : z.n;
     z.lz = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ);
     z.cmul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_CMUL);
     z.smul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_SMUL);
+    z.xmul = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_XMUL);
     z.pick = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK);
     z.place = midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PLACE);
     const char *trace = getenv("MIDINT_TRACE_BIGDIV");

@@ -28,7 +28,7 @@ size_t midint_bigdiv_pass(const midint_context *ctx, unsigned bits, size_t count
 midint_status midint_bigdiv_run(midint_context *ctx, midint_op op, unsigned bits, unsigned abits, size_t count,
                                 void *const *bufs, void *stream);
 
-/* The same division's quotient alone, its lowest block uncorrected: at most the quotient and at least it less 92,
+/* The same division's quotient alone, its lowest block uncorrected: at most the quotient and at least it less 93,
  * no remainder (batch_gcd.c's root, whose fractions may be that far off: docs/batch_gcd.md). Buffers q (abits bits an
  * instance), a and d as midint_bigdiv_run's. */
 midint_status midint_bigdiv_quotient(midint_context *ctx, unsigned bits, unsigned abits, size_t count, void *q,

@@ -31,6 +31,10 @@ typedef struct midint_test_hooks {
                                     * (wrap_product.c) wherever the parents' fractions have at least W words, and
                                     * bigdiv.c's levels their products of their own length from W words, so that CPU
                                     * tests reach them at small sizes */
+    uint32_t split_from;           /* MIDINT_TEST_SPLIT_FROM=W: bigdiv.c's levels split their second products from
+                                    * h - 1 = W words (CPU tests at small sizes; the largest count turns it off) */
+    uint32_t half_from;            /* MIDINT_TEST_HALF_FROM=W: bigdiv.c takes the quotient in blocks of n / 2 words
+                                    * from even divisors of W words (CPU tests at small sizes; the largest count: never) */
     uint32_t gcd_part;             /* MIDINT_TEST_GCD_PART=P: midint_batch_gcd splits a batch of more than P moduli
                                     * into parts of P (a power of two, at least 4), as it does past its sizes */
     size_t device_bytes;           /* MIDINT_TEST_DEVICE_BYTES=B: midint_batch_gcd sizes its parts as if the device had

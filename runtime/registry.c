@@ -97,13 +97,14 @@ midint_status midint_find_max_bits(midint_context *ctx)
     }
     memcpy(ctx->kernel_max_bits, ctx->max_bits, sizeof ctx->max_bits);
     /* divrem and mod past their kernels (bigdiv.c): divisors up to mul's largest size, the shifts and sums reaching
-     * three times it (the normalised dividend), where the runtime's five helper kernels are built and the division
+     * three times it (the normalised dividend), where the runtime's six helper kernels are built and the division
      * kernels reach 3 words (the iteration's base, at least 2 words, divides by one word more) */
     unsigned big = 0;
     if (midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_LZ) &&
         midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_CMUL) &&
         midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_SMUL) &&
         midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PLACE) &&
+        midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_XMUL) &&
         midint_runtime_kernel(ctx->ops->id, MIDINT_ROLE_DIV_PICK) && ctx->max_bits[MIDINT_OP_DIVREM] >= 96) {
         big = ctx->max_bits[MIDINT_OP_MUL];
         const midint_op wide[] = {MIDINT_OP_SHL, MIDINT_OP_SHR, MIDINT_OP_ADD, MIDINT_OP_SUB};

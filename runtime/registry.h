@@ -35,7 +35,8 @@ typedef enum midint_role {
     MIDINT_ROLE_COLS_WRAP = 15,  /* NTT grid, wrapped products (wrap_product.c): digits in over whole columns */
     MIDINT_ROLE_DIV_CMUL = 16,   /* large division: a block's correction from the remainder's top words, times D' */
     MIDINT_ROLE_DIV_SMUL = 17,   /* large division: a short quotient times D', as three numbers */
-    MIDINT_ROLE_DIV_PLACE = 18   /* large division: words copied into zeros (a fill and copies in one launch) */
+    MIDINT_ROLE_DIV_PLACE = 18,  /* large division: words copied into zeros (a fill and copies in one launch) */
+    MIDINT_ROLE_DIV_XMUL = 19    /* large division: a level's product's rows of one word, as two numbers */
 } midint_role;
 
 typedef struct midint_kernel {

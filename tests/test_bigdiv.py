@@ -7,6 +7,8 @@ the real sizes follow, from just above the kernels to 2^21 bits, with every modu
 2^k + 1, the largest value; dividends below, at and above the divisor, d q + d - 1, d q, all-ones), one-word and
 full-width quotients (abits from 32 to 2 bits), ragged counts, host, asynchronous and device calls, r in d's place."""
 
+import re
+
 import pytest
 
 from conftest import BACKENDS, assert_all_ok, largest_bits, require_backend, run_driver
@@ -49,6 +51,25 @@ def test_every_level_at_small_sizes(backend, base):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_half_blocks_at_small_sizes(backend):
+    """Quotients in blocks of half the divisor's words (MIDINT_TEST_HALF_FROM=2: every even divisor of 2 words or more;
+    an odd one keeps whole blocks), with the levels' second products split too: divisors of 2 .. 128 words, even and
+    odd, every pattern, quotients of one word to twice the divisor's, ragged counts, host and device, in place."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (64, 96, 512, 1600, 4096)):
+        for k, pattern in enumerate(PATTERNS):
+            api = ("host", "device")[k % 2]
+            for abits in (32, bits - 32, bits + 32, 2 * bits):
+                cases.append(f"divrem {bits} {1 + 6 * (k % 3)} {pattern} {k + 140} {api} none abits={max(abits, 32)}")
+            cases.append(f"mod {bits} 5 {pattern} {k + 160} {api} none")
+        cases += [f"mod {bits} 3 near 181 device ra", f"divrem {bits} 4 max 182 host none abits={2 * bits}"]
+    env = {"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_HALF_FROM": "2", "MIDINT_TEST_SPLIT_FROM": "1"}
+    proc = run_driver(["--backend", backend], cases, env=env)
+    assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_levels_with_products_of_their_own_length(backend):
     """A level's (U - 1) V on the NTT grid at its own length (w + h + 1 words) where mul would pad it to twice that:
     from 4096 words, reached here at small sizes by MIDINT_TEST_WRAP_FROM=1 (levels of w = 9, 17, 26, 50 ... words)."""
@@ -60,6 +81,35 @@ def test_levels_with_products_of_their_own_length(backend):
         cases.append(f"mod {bits} 7 mixed 97 device none")
     proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_WRAP_FROM": "1"})
     assert_all_ok(proc, cases)
+
+# a block's estimate is at most the quotient and below it by less than the reciprocal's error (89 units) + 5 (a short
+# block's one less included), and after the correction counted from the remainder's top words at most one single
+# subtraction remains (docs/operations.md; runtime/bigdiv.c's block)
+ESTIMATE_BOUND = 94
+CORRECTION_LINE = re.compile(r"midint bigdiv: correction (\d+) at most, (\d+) single")
+# the ways of the iteration and the blocks, by their hooks: levels whose second product is split (levels of
+# h = 2^k + 1 words take a product of 2^k words and the xmul helper's rows), quotients in blocks of half the divisor
+WAYS = {"plain": {}, "split": {"MIDINT_TEST_SPLIT_FROM": "1"}, "half": {"MIDINT_TEST_HALF_FROM": "2"}}
+
+
+@pytest.mark.parametrize("way", sorted(WAYS))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_estimates_within_their_bound(backend, way):
+    """Exact results alone would not show a reciprocal a few units off (more single subtractions make up for it): the
+    trace (MIDINT_TRACE_BIGDIV=1) gives each block's largest correction and its single subtractions, held here to the
+    bounds, every way."""
+    require_backend(backend)
+    cases = []
+    for bits in sizes_upto(backend, (512, 1600, 4096)):
+        for k, pattern in enumerate(("random", "max", "near", "mersenne", "fermat", "pow2", "single_bits", "mixed")):
+            cases.append(f"divrem {bits} {1 + 4 * (k % 2)} {pattern} {k + 130} host none abits={2 * bits}")
+        cases.append(f"mod {bits} 7 mixed 139 device none")
+    env = {"MIDINT_TEST_BIGDIV": "2", "MIDINT_TRACE_BIGDIV": "1", **WAYS[way]}
+    proc = run_driver(["--backend", backend], cases, env=env)
+    assert_all_ok(proc, cases)
+    found = [(int(c), int(s)) for c, s in CORRECTION_LINE.findall(proc.stderr)]
+    assert len(found) >= len(cases), proc.stderr[-2000:]
+    assert max(c for c, _ in found) <= ESTIMATE_BOUND and max(s for _, s in found) <= 1, found
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

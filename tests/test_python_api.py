@@ -373,6 +373,8 @@ MALFORMED_HOOKS = [("MIDINT_TEST_NTT_PIECE", "0", "a positive number of words"),
                    ("MIDINT_TEST_TILE_WORDS", "x", "a positive number of words"),
                    ("MIDINT_TEST_BIGDIV", "1", "the Newton base's words, at least 2"),
                    ("MIDINT_TEST_WRAP_FROM", "4294967296", "a positive number of words"),
+                   ("MIDINT_TEST_SPLIT_FROM", "0", "a positive number of words"),
+                   ("MIDINT_TEST_HALF_FROM", "y", "a positive number of words"),
                    ("MIDINT_TEST_GCD_PART", "12", "a power of two of at least 4 moduli"),
                    ("MIDINT_TEST_GCD_PART", "2", "a power of two of at least 4 moduli"),
                    ("MIDINT_TEST_DEVICE_BYTES", "-", "a positive number of bytes")]
