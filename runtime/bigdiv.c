@@ -310,13 +310,46 @@ static midint_status trace_corrections(bigdiv *z)
     return MIDINT_OK;
 }
 
+/* r (n + 1 words) = YL - q D' mod B^(n + 1) for a whole block's q (n words): a product of n words. */
+static midint_status whole_remainder(bigdiv *z, const void *q, const void *yl, void *r)
+{
+    const uint32_t n = z->n;
+    void *p = z->r[R_BIG];
+    midint_status st;
+    if ((st = mul(z, n, p, q, z->r[R_DN])) != MIDINT_OK || (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK)
+        return st;
+    return sub(z, n + 1, r, yl, r, NULL);
+}
+
+/* The same for a half block's q (t = n / 2 words) where a product of n words runs in pieces (past one transform: the
+ * 2^29-bit divisor): q D' mod B^(2t + 1) = q D'_lo + (q D'_hi mod B^(t + 1)) B^t, two products of t words (D''s
+ * halves in UT and ET, the second product in C1S, free in a block), which cost less there (an H200: 2 x 1.88 against
+ * 4.13 ms; within one transform they cost more, 2^27 bits 5.95-6.03 ms against 5.81-5.84). Elsewhere q
+ * zero-extended (in UT) times D'. */
+static midint_status half_remainder(bigdiv *z, const void *q, const void *yl, void *r)
+{
+    const uint32_t n = z->n, t = z->t;
+    void *p = z->r[R_BIG], *dl = z->r[R_UT], *dh = z->r[R_ET], *ph = z->r[R_C1S], *sh = z->r[R_T];
+    midint_status st;
+    if (n <= midint_ntt_piece_words(z->ctx))
+        return (st = place(z, dl, n, 0, q, t, 0, t, NULL)) != MIDINT_OK ? st : whole_remainder(z, dl, yl, r);
+    if ((st = place(z, dl, t, 0, z->r[R_DN], n, 0, t, NULL)) != MIDINT_OK ||
+        (st = place(z, dh, t, 0, z->r[R_DN], n, t, t, NULL)) != MIDINT_OK || (st = mul(z, t, p, q, dl)) != MIDINT_OK ||
+        (st = mul(z, t, ph, q, dh)) != MIDINT_OK || (st = place(z, r, n + 1, 0, p, 2 * t, 0, 2 * t, NULL)) != MIDINT_OK ||
+        (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK ||
+        (st = place(z, sh, n + 1, t, ph, 2 * t, 0, t + 1, NULL)) != MIDINT_OK)
+        return st;
+    return sub(z, n + 1, r, r, sh, NULL);
+}
+
 /* One block of the quotient: Y = R B^t + X_j (R below D', n words; X_j t words) divided by D': q (t words) and r = Y -
  * q D' (n + 1 words, below D'), from YH = R's top t words and YL = Y's low n + 1 words. YH is below B^k for every
  * instance (k from the dividend's leading zeros: run_pass). With T = D''s top t words, V = B^t + V' (t words) is
  * within 89 units below B^(2t) / (T + 1), and the estimate YH + floor(YH V' / B^t) = floor(YH V / B^t) is at most
  * Y / D' (YH B^n <= Y, (T + 1) B^(n - t) > D') and below it by less than YH B^t / (T (T + 1)) + B^t / T + 90 < 94
  * (Y < (YH + 1) B^n, D' >= T B^(n - t), YH <= T, B^t / T <= 2): t = n is the classic case.
- * - k = 0 (the quotient is 0 or 1): r = YL, no products.
+ * - k = 0 (the quotient is 0 or 1): r = YL, no products; with `below` (Y < D' for every instance) no correction
+ *   either.
  * - k short (at most SHORT_MAX_WORDS and n / 2 - 1): the estimate YH + floor(YH V_t / B^t) from V''s top t = k + 1
  *   words (V_t = floor(V' / B^(n - t)): it drops less than YH / B^t < 1 / B of YH V' / B^n, so it is the full
  *   estimate or one less), by a product of t words; q D' by the smul helper (three numbers, each subtracted mod
@@ -325,14 +358,16 @@ static midint_status trace_corrections(bigdiv *z)
  * Each estimate is at most the quotient and within the reciprocal's error + 4 of it; r is exact mod B^(n+1), which
  * holds it. With `estimate` (the full route only), q is the estimate alone (at most 93 below the quotient) and r is
  * not made. */
-static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, uint32_t k, int estimate)
+static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, void *r, uint32_t k, int below,
+                           int estimate)
 {
     const uint32_t n = z->n, bw = z->t, t = k + 1u;
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
     if (k == 0) {
-        if ((st = zero(z, q, bw)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK)
-            return st;
+        if ((st = zero(z, q, bw)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK ||
+            below)
+            return st; /* Y below D' for every instance: q = 0, r = Y, nothing to correct */
     } else if (k <= SHORT_MAX_WORDS && 2u * t <= bw) {
         /* the reciprocal's regions are free here: YH's words and V_t, their product, the estimate */
         void *yt = z->r[R_UT], *vt = z->r[R_ET], *pt = z->r[R_C1S], *qt = z->r[R_VB];
@@ -347,16 +382,10 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
             (st = sub(z, n + 1, r, r, hi, NULL)) != MIDINT_OK ||
             (st = place(z, q, bw, 0, qt, t, 0, t, NULL)) != MIDINT_OK)
             return st;
-    } else {
-        /* q D' by mul at n words: q zero-extended (in UT, free here) where the block is half */
-        void *qz = bw == n ? q : z->r[R_UT];
-        if ((st = mul(z, bw, p, yh, z->r[R_VA])) != MIDINT_OK ||
-            (st = copy(z, q, bw, 0, p, 2 * bw, bw, bw)) != MIDINT_OK || (st = add(z, bw, q, q, yh)) != MIDINT_OK ||
-            estimate || (bw != n && (st = place(z, qz, n, 0, q, bw, 0, bw, NULL)) != MIDINT_OK) ||
-            (st = mul(z, n, p, qz, z->r[R_DN])) != MIDINT_OK ||
-            (st = copy(z, r, n + 1, 0, p, 2 * n, 0, n + 1)) != MIDINT_OK ||
-            (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK)
-            return st; /* a failure, or the estimate alone */
+    } else if ((st = mul(z, bw, p, yh, z->r[R_VA])) != MIDINT_OK ||
+               (st = copy(z, q, bw, 0, p, 2 * bw, bw, bw)) != MIDINT_OK || (st = add(z, bw, q, q, yh)) != MIDINT_OK ||
+               estimate || (st = bw == n ? whole_remainder(z, q, yl, r) : half_remainder(z, q, yl, r)) != MIDINT_OK) {
+        return st; /* a failure, or the estimate alone */
     }
     if ((st = correct(z, r)) != MIDINT_OK || (st = trace_corrections(z)) != MIDINT_OK ||
         (st = place(z, cb, bw, 0, z->r[R_CNT], 1, 0, 1, NULL)) != MIDINT_OK)
@@ -574,12 +603,15 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
                          (st = copy(z, yl, n + 1, 0, x, xw, j * t, t)) != MIDINT_OK ||
                          (st = copy(z, yl, n + 1, t, rc, n + 1, 0, n + 1 - t)) != MIDINT_OK)
             return st;
-        /* YH is below B^k for every instance: the remainder entering block j is at most X >> 32 (j + 1) t, which
-         * has at most 32 (xw - (j + 1) t) - top_zeros bits, and YH is it >> 32 (n - t) */
-        const uint64_t above = 32ull * (xw - (uint64_t)(j + 1) * t - (n - t)),
-                       bits = above > top_zeros ? above - top_zeros : 0;
+        /* YH is below B^k for every instance: the remainder R entering block j is at most X >> 32 (j + 1) t, which
+         * has at most 32 (xw - (j + 1) t) - top_zeros bits, and YH is R >> 32 (n - t). Y = R B^t + X_j is below D'
+         * (at least 2^(32 n - 1)) where those bits and 32 t come to at most 32 n - 1: the first half block of a
+         * dividend whose normalising shift stays within its words. */
+        const uint64_t above = 32ull * (xw - (uint64_t)(j + 1) * t), rbits = above > top_zeros ? above - top_zeros : 0,
+                       bits = rbits > 32ull * (n - t) ? rbits - 32ull * (n - t) : 0;
         const uint32_t k = bits >= 32ull * t ? t : (uint32_t)((bits + 31) / 32);
-        if ((st = block(z, yh, yl, q, rn, k, z->estimate && j == 0)) != MIDINT_OK ||
+        const int below = rbits + 32ull * t <= 32ull * n - 1;
+        if ((st = block(z, yh, yl, q, rn, k, below, z->estimate && j == 0)) != MIDINT_OK ||
             (st = phase(z, "block", k)) != MIDINT_OK)
             return st;
         if (qout && (size_t)j * t < a &&

@@ -37,10 +37,15 @@ static uint32_t tiles(uint32_t words, const midint_kernel *k)
  * transformed once; output s sums the pointwise products of pieces i and s - i (docs/ntt.md "Pieces"). The bound
  * is the whole product's (n (2^32 - 1)^2 < P: the generator's sizes meet it), not the pieces'. MIDINT_TEST_NTT_PIECE
  * lowers the piece size so that CPU tests reach it. One instance per pass: its outputs take 2k - 1 more planes. */
+uint32_t midint_ntt_piece_words(const midint_context *ctx)
+{
+    return ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (midint_ntt_grid.log_max - 1);
+}
+
 static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
 {
     const midint_ntt_grid_layout *g = &midint_ntt_grid;
-    uint32_t most = ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (g->log_max - 1);
+    const uint32_t most = midint_ntt_piece_words(ctx);
     if (n > most && !p->wrap_b) {
         p->pieces = (n + most - 1) / most;
         p->piece_words = (n + p->pieces - 1) / p->pieces;

@@ -8,6 +8,10 @@
  * product into rn words 2^midint_bit_length(rn - 1) (plan.c), each at least the engine's shortest. */
 uint32_t midint_bit_length(uint64_t x);
 
+/* The longest operand (words) that the NTT grid multiplies in one transform; longer ones go in pieces of at most this
+ * many words (half the longest transform, or MIDINT_TEST_NTT_PIECE). */
+uint32_t midint_ntt_piece_words(const midint_context *ctx);
+
 /* How one call runs: the variant's launches for n words and `count` instances, and the workspace they share. A grid
  * variant runs `group` instances per pass; each pass launches its kernels in order. */
 typedef struct midint_plan {

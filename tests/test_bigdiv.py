@@ -54,7 +54,9 @@ def test_every_level_at_small_sizes(backend, base):
 def test_half_blocks_at_small_sizes(backend):
     """Quotients in blocks of half the divisor's words (MIDINT_TEST_HALF_FROM=2: every even divisor of 2 words or more;
     an odd one keeps whole blocks), with the levels' second products split too: divisors of 2 .. 128 words, even and
-    odd, every pattern, quotients of one word to twice the divisor's, ragged counts, host and device, in place."""
+    odd, every pattern, quotients of one word to twice the divisor's, ragged counts, host and device, in place. The
+    remainder's q D' takes two products of half the words where one of n words would run in pieces: from 17 words
+    here (MIDINT_TEST_NTT_PIECE=16), one product below."""
     require_backend(backend)
     cases = []
     for bits in sizes_upto(backend, (64, 96, 512, 1600, 4096)):
@@ -64,7 +66,8 @@ def test_half_blocks_at_small_sizes(backend):
                 cases.append(f"divrem {bits} {1 + 6 * (k % 3)} {pattern} {k + 140} {api} none abits={max(abits, 32)}")
             cases.append(f"mod {bits} 5 {pattern} {k + 160} {api} none")
         cases += [f"mod {bits} 3 near 181 device ra", f"divrem {bits} 4 max 182 host none abits={2 * bits}"]
-    env = {"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_HALF_FROM": "2", "MIDINT_TEST_SPLIT_FROM": "1"}
+    env = {"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_HALF_FROM": "2", "MIDINT_TEST_SPLIT_FROM": "1",
+           "MIDINT_TEST_NTT_PIECE": "16"}
     proc = run_driver(["--backend", backend], cases, env=env)
     assert_all_ok(proc, cases)
 
@@ -89,7 +92,8 @@ ESTIMATE_BOUND = 94
 CORRECTION_LINE = re.compile(r"midint bigdiv: correction (\d+) at most, (\d+) single")
 # the ways of the iteration and the blocks, by their hooks: levels whose second product is split (levels of
 # h = 2^k + 1 words take a product of 2^k words and the xmul helper's rows), quotients in blocks of half the divisor
-WAYS = {"plain": {}, "split": {"MIDINT_TEST_SPLIT_FROM": "1"}, "half": {"MIDINT_TEST_HALF_FROM": "2"}}
+WAYS = {"plain": {}, "split": {"MIDINT_TEST_SPLIT_FROM": "1"}, "half": {"MIDINT_TEST_HALF_FROM": "2"},
+        "half in pieces": {"MIDINT_TEST_HALF_FROM": "2", "MIDINT_TEST_NTT_PIECE": "16"}}
 
 
 @pytest.mark.parametrize("way", sorted(WAYS))

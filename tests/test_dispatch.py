@@ -1,5 +1,6 @@
 """Dispatch and the host path: default rule at every size, chunked host copies, forcing through MIDINT_VARIANT."""
 
+import os
 import subprocess
 
 import pytest
@@ -17,6 +18,8 @@ def sizes(backend):
 
 # Sizes the CPU run of OpenCL affords (the GPU's tests run larger ones).
 EVERY_SIZE_CAP = {"opencl": 1 << 21, "cuda": 1 << 25}
+if os.environ.get("MIDINT_TEST_TIER") == "ci":   # CI's tier (tests/test_variants.py): half the CPU's time
+    EVERY_SIZE_CAP["opencl"] = 1 << 20
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

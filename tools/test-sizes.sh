@@ -31,5 +31,6 @@ for sizes in "$@"; do
     cuda="NO_CUDA=1"
     [ "${MIDINT_SIZES_CUDA:-}" != 1 ] || cuda=""
     make $cuda
+    echo "== test-sizes: SIZES=$sizes generated and built at ${SECONDS} s"
     make test $cuda PYTEST_ARGS="$args"
 done
