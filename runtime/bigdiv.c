@@ -350,11 +350,11 @@ static midint_status half_remainder(bigdiv *z, const void *q, const void *yl, vo
  * (Y < (YH + 1) B^n, D' >= T B^(n - t), YH <= T, B^t / T <= 2): t = n is the classic case.
  * - k = 0 (the quotient is 0 or 1): r = YL, no products; with `below` (Y < D' for every instance) no correction
  *   either.
- * - k short (at most SHORT_MAX_WORDS and n / 2 - 1): the estimate YH + floor(YH V_t / B^t) from V''s top t = k + 1
- *   words (V_t = floor(V' / B^(n - t)): it drops less than YH / B^t < 1 / B of YH V' / B^n, so it is the full
- *   estimate or one less), by a product of t words; q D' by the smul helper (three numbers, each subtracted mod
- *   B^(n + 1)).
- * - otherwise the estimate YH + floor(YH V' / B^n) and q D' mod B^(n+1) by two products of n words.
+ * - k short (at most SHORT_MAX_WORDS and the block's words / 2 - 1): the estimate from V''s top k + 1 words (V_k,
+ *   V' shifted down: it drops less than 1 / B of YH V' over the block's scale, so it is the full estimate or one
+ *   less), by a product of k + 1 words; q D' by the smul helper (three numbers, each subtracted mod B^(n + 1)).
+ * - otherwise the estimate by a product of the block's words and q D' mod B^(n+1) by whole_remainder or
+ *   half_remainder.
  * Each estimate is at most the quotient and within the reciprocal's error + 4 of it; r is exact mod B^(n+1), which
  * holds it. With `estimate` (the full route only), q is the estimate alone (at most 93 below the quotient) and r is
  * not made. */
