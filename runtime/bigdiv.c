@@ -335,7 +335,8 @@ static midint_status half_remainder(bigdiv *z, const void *q, const void *yl, vo
         return (st = place(z, dl, n, 0, q, t, 0, t, NULL)) != MIDINT_OK ? st : whole_remainder(z, dl, yl, r);
     if ((st = place(z, dl, t, 0, z->r[R_DN], n, 0, t, NULL)) != MIDINT_OK ||
         (st = place(z, dh, t, 0, z->r[R_DN], n, t, t, NULL)) != MIDINT_OK || (st = mul(z, t, p, q, dl)) != MIDINT_OK ||
-        (st = mul(z, t, ph, q, dh)) != MIDINT_OK || (st = place(z, r, n + 1, 0, p, 2 * t, 0, 2 * t, NULL)) != MIDINT_OK ||
+        (st = mul(z, t, ph, q, dh)) != MIDINT_OK ||
+        (st = place(z, r, n + 1, 0, p, 2 * t, 0, 2 * t, NULL)) != MIDINT_OK ||
         (st = sub(z, n + 1, r, yl, r, NULL)) != MIDINT_OK ||
         (st = place(z, sh, n + 1, t, ph, 2 * t, 0, t + 1, NULL)) != MIDINT_OK)
         return st;

@@ -85,6 +85,7 @@ def test_levels_with_products_of_their_own_length(backend):
     proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_BIGDIV": "2", "MIDINT_TEST_WRAP_FROM": "1"})
     assert_all_ok(proc, cases)
 
+
 # a block's estimate is at most the quotient and below it by less than the reciprocal's error (89 units) + 5 (a short
 # block's one less included), and after the correction counted from the remainder's top words at most one single
 # subtraction remains (docs/operations.md; runtime/bigdiv.c's block)
