@@ -30,6 +30,11 @@ static uint32_t tiles(uint32_t words, const midint_kernel *k)
     return (words + k->span - 1) / k->span;
 }
 
+uint32_t midint_ntt_piece_words(const midint_context *ctx)
+{
+    return ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (midint_ntt_grid.log_max - 1);
+}
+
 /* The NTT grid's transform: 2^lg points (a cyclic convolution of 2n - 1 coefficients does not wrap, and at least
  * the layout's minimum), split into rows of 2^rows points and columns of 2^(lg - rows); the test hook
  * MIDINT_TEST_NTT_SPLIT lengthens the transform or chooses the split, so that every kernel can be tested at
@@ -37,11 +42,6 @@ static uint32_t tiles(uint32_t words, const midint_kernel *k)
  * transformed once; output s sums the pointwise products of pieces i and s - i (docs/ntt.md "Pieces"). The bound
  * is the whole product's (n (2^32 - 1)^2 < P: the generator's sizes meet it), not the pieces'. MIDINT_TEST_NTT_PIECE
  * lowers the piece size so that CPU tests reach it. One instance per pass: its outputs take 2k - 1 more planes. */
-uint32_t midint_ntt_piece_words(const midint_context *ctx)
-{
-    return ctx->hooks.ntt_piece ? ctx->hooks.ntt_piece : 1u << (midint_ntt_grid.log_max - 1);
-}
-
 static midint_status ntt_shape(midint_context *ctx, const midint_variant *v, uint32_t n, midint_plan *p)
 {
     const midint_ntt_grid_layout *g = &midint_ntt_grid;

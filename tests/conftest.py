@@ -12,6 +12,9 @@ BUILD = ROOT / "build"
 CHECK_BATCH = BUILD / "tests" / "check_batch"
 VARIANTS_TXT = ROOT / "generated" / "variants.txt"
 BACKENDS = ("opencl", "cuda")
+# CI's tier of the tests (MIDINT_TEST_TIER=ci, set by .ci/run, whose CPU run of OpenCL must stay short): tests whose
+# CPU time is large take smaller sizes or reduced cases there (tests/test_variants.py says which)
+CI_TIER = os.environ.get("MIDINT_TEST_TIER") == "ci"
 sys.path.insert(0, str(ROOT))
 from generator.ops import OPERATIONS  # noqa: E402  (the table of operations: every test's list of them)
 

@@ -1,11 +1,10 @@
 """Dispatch and the host path: default rule at every size, chunked host copies, forcing through MIDINT_VARIANT."""
 
-import os
 import subprocess
 
 import pytest
 
-from conftest import (BACKENDS, BUILD, OPERATIONS, assert_all_ok, driver_env, read_variants, require_backend,
+from conftest import (BACKENDS, BUILD, CI_TIER, OPERATIONS, assert_all_ok, driver_env, read_variants, require_backend,
                       require_cases, run_driver)
 from generator.default_rules import UNBOUNDED, rule_for
 
@@ -18,7 +17,7 @@ def sizes(backend):
 
 # Sizes the CPU run of OpenCL affords (the GPU's tests run larger ones).
 EVERY_SIZE_CAP = {"opencl": 1 << 21, "cuda": 1 << 25}
-if os.environ.get("MIDINT_TEST_TIER") == "ci":   # CI's tier (tests/test_variants.py): half the CPU's time
+if CI_TIER:   # CI's tier (tests/test_variants.py): half the CPU's time
     EVERY_SIZE_CAP["opencl"] = 1 << 20
 
 

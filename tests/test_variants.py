@@ -1,12 +1,11 @@
 """Every generated variant against GMP: random and adversarial inputs, runtime sizes, ragged counts, aliasing."""
 
-import os
 import re
 import sys
 
 import pytest
 
-from conftest import (BACKENDS, ROOT, assert_all_ok, read_variants, require_backend, require_cases, run_driver,
+from conftest import (BACKENDS, CI_TIER, ROOT, assert_all_ok, read_variants, require_backend, require_cases, run_driver,
                       skip_if_device_refuses)
 
 sys.path.insert(0, str(ROOT))
@@ -196,7 +195,7 @@ def passes_cases(v):
 # case at its size up to GRID_BITS, and above it at a small run-time size. On the GPU every variant also runs at its own size (up to 2^30 bits of
 # multiplication and 2^31 of addition). Counts of 1, 2 and 3 instances, sizes that are not powers of two, in place.
 GRID_BITS = {"opencl": 1 << 21, "cuda": 1 << 23}
-if os.environ.get("MIDINT_TEST_TIER") == "ci":   # CI's tier (below): the matrix at 2^20 bits, half the CPU's time
+if CI_TIER:   # CI's tier (below): the matrix at 2^20 bits, half the CPU's time
     GRID_BITS["opencl"] = 1 << 20
 GRID_WORDS_LONG = {"opencl": 1 << 21, "cuda": 1 << 26}   # the longest add/sub instance of the matrix
 
@@ -273,7 +272,6 @@ VARIANTS = [v for v in read_variants() if v["op"] in OPS]
 # keep the reduced set (the first mixed case of each size, REDUCED_PATTERNS, one case on device buffers): each still
 # meets GMP at its own and padded sizes, while the matrix's patterns, counts and aliases run through the same template
 # at the smaller sizes. Without the variable (a developer's `make test`, the GPU sessions) every variant runs it all.
-CI_TIER = os.environ.get("MIDINT_TEST_TIER") == "ci"
 REDUCED_PATTERNS = ("max", "one", "zero")
 SMALLEST_OF_FAMILY = set()
 _seen = set()
