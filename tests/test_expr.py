@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from conftest import BACKENDS, BUILD, ROOT, assert_all_ok, device_refusal, driver_env, read_variants, require_backend
+from conftest import (BACKENDS, BUILD, ROOT, assert_all_ok, assert_ok_but_refusals, device_refusal, driver_env,
+                      read_variants, require_backend)
 from generator.expr import load
 
 CHECK_EXPR = BUILD / "tests" / "check_expr"
@@ -128,22 +129,28 @@ def test_shipped_expressions_are_generated_and_listed():
         assert " outputs r:1 " in got[f] and " inputs a b " in got[f]
 
 
+def forcing(cases, v):
+    """`cases` with check_expr's variant field forcing variant v, so that many variants' cases go to one process (a
+    process and its OpenCL context cost about 50 ms on PoCL, half a second on Intel's CPU runtime)."""
+    return [f"{c} {v['name']}" for c in cases]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_expression_variants(backend):
-    """Every generated expression variant, forced, against GMP."""
+    """Every generated expression variant, forced, against GMP; one the device refuses (device_refusal) fails only
+    its own cases, with the refusal."""
     require_backend(backend)
     vs = expr_variants(backend)
     assert vs, "no expression variants generated"
     engines = grid_engines(backend)
+    cases = []
     for v in vs:
         name = v["op"][len("expr_"):]
         if v["grid"] != "-":
-            cases = grid_cases(v, name, engines[engine_of(v)]["name"] == v["name"])
+            cases += forcing(grid_cases(v, name, engines[engine_of(v)]["name"] == v["name"]), v)
         else:
-            cases = variant_cases(v, name)
-        proc = run(["--backend", backend, "--variant", v["name"]], cases)
-        if not device_refusal(proc):
-            assert_all_ok(proc, cases)
+            cases += forcing(variant_cases(v, name), v)
+    assert_ok_but_refusals(run(["--backend", backend], cases), cases)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -240,17 +247,18 @@ def test_mix_expression_in_a_tree_copy(expressions_tree):
         cases = small_tile_cases(v, "adds", 16)
         assert_all_ok(run(["--backend", "opencl", "--variant", v["name"]], cases, env={"MIDINT_TEST_TILE_WORDS": "16"},
                           tree=tree), cases)
+    cases = []   # every one-block variant's, in one process
     for name in names:
         expr, bits, ipb = name.split("_")[1], int(name.split("_")[2]), int(name.split("_")[5][1:])
-        v = {"bits": bits, "ipb": ipb}
-        cases = variant_cases(v, expr)
+        v = {"name": name, "bits": bits, "ipb": ipb}
+        own = variant_cases(v, expr)
         if expr == "sums" and bits > 1536:
             # sums.expr takes the sums-only kernel (every value in registers): instances of 3 and 2 threads of 16
             # words, so segments straddle warps (the scan across warps) or tile them (ballots alone)
-            cases += ["sums 1536 45 mixed 30 host none", "sums 1504 13 edges 31 device inplace",
-                      "sums 800 70 mixed 32 host none", "sums 1536 3 ones_plus_one 33 host none"]
-        proc = run(["--backend", "opencl", "--variant", name], cases, tree=tree)
-        assert_all_ok(proc, cases)
+            own += ["sums 1536 45 mixed 30 host none", "sums 1504 13 edges 31 device inplace",
+                    "sums 800 70 mixed 32 host none", "sums 1536 3 ones_plus_one 33 host none"]
+        cases += forcing(own, v)
+    assert_all_ok(run(["--backend", "opencl"], cases, tree=tree), cases)
     # step by step (runtime/expr_steps.c): mix (full products, zero-extension, constants, four outputs), adds (an
     # output that is an input) and sums (output a: in place, output r overwrites a's buffer, so a is copied aside
     # first) forced by the hook at their fused sizes; and without it at 16384 bits, where mix has no fused kernel

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (assert_all_ok, device_refusal, read_variants, require_backend, run_driver,
-                      skip_if_device_refuses)
-from test_expr import expr_variants, variant_cases
+from conftest import assert_all_ok, assert_ok_but_refusals, read_variants, refusal_in, require_backend, run_driver
+from test_expr import expr_variants, forcing, variant_cases
 from test_expr import run as run_expr
 from test_variants import cases_for
 
@@ -116,16 +115,26 @@ OPENCL_VARIANTS = picked([v for v in read_variants() if v["backend"] == "opencl"
                           ("add", "sub", "mul", "mullo") and (v["grid"] == "-" or v["bits"] <= 1 << 20)])
 
 
-@pytest.mark.parametrize("v", OPENCL_VARIANTS, ids=[v["name"] for v in OPENCL_VARIANTS])
-def test_variant_with_subgroups(v):
+def kind_of(v):
+    """"op-kind": the kind of a lanes variant's kernel (w, x, o, t), else its family (classical, ntt)."""
+    f = family(v)
+    return f"{v['op']}-{f[2] if f[1] == 'lanes' else f[1]}"
+
+
+@pytest.mark.parametrize("kind", sorted({kind_of(v) for v in OPENCL_VARIANTS}))
+def test_variant_with_subgroups(kind):
     """The variant matrix of test_variants.py (patterns, sizes below the variant's, ragged counts, in place) through
-    the sub-group build."""
+    the sub-group build, each variant forced by its cases' variant field: one process a kind of kernel (a process per
+    variant cost about half a second more on Intel's CPU runtime)."""
     env = subgroup_env()
-    cases = cases_for(v) if v["grid"] == "-" else [f"{v['op']} {v['bits']} 2 mixed 1 host none",
-                                                    f"{v['op']} {v['bits'] - 32} 3 runs 2 device none"]
-    proc = run_driver(["--backend", "opencl", "--variant", v["name"]], cases, env=env)
-    skip_if_device_refuses(proc)
-    assert_all_ok(proc, cases)
+    cases = []
+    for v in (v for v in OPENCL_VARIANTS if kind_of(v) == kind):
+        own = cases_for(v) if v["grid"] == "-" else [f"{v['op']} {v['bits']} 2 mixed 1 host none",
+                                                      f"{v['op']} {v['bits'] - 32} 3 runs 2 device none"]
+        cases += [f"{c} variant={v['name']}" for c in own]
+    refused = assert_ok_but_refusals(run_driver(["--backend", "opencl"], cases, env=env), cases)
+    if len(refused) == len(cases):
+        pytest.skip(f"the device cannot run these variants: {refusal_in(refused[0])}")
 
 
 def one_per_exchange(variants):
@@ -140,9 +149,5 @@ def test_expression_variants_with_subgroups():
     env = subgroup_env()
     vs = one_per_exchange([v for v in expr_variants("opencl") if v["grid"] == "-"])
     assert vs
-    for v in vs:
-        name = v["op"][len("expr_"):]
-        cases = variant_cases(v, name)
-        proc = run_expr(["--backend", "opencl", "--variant", v["name"]], cases, env=env)
-        if not device_refusal(proc):
-            assert_all_ok(proc, cases)
+    cases = [c for v in vs for c in forcing(variant_cases(v, v["op"][len("expr_"):]), v)]
+    assert_ok_but_refusals(run_expr(["--backend", "opencl"], cases, env=env), cases)

@@ -9,7 +9,9 @@
  *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)|ab (a and b one buffer: a square), where a and b
  *          are the operation's first and second inputs of n words and r its result
  *   args: scalars and optional buffers, e.g. "shift=33", "shift=max" (bits - 1), "shifts=each" (per-instance counts),
- *         "carry=none" (an optional output left out); scalars not given are random (below bits where they must be)
+ *         "carry=none" (an optional output left out); scalars not given are random (below bits where they must be);
+ *         "variant=NAME" forces that variant for this case instead of --variant's (so that one process checks many
+ *         variants: a process and its OpenCL context cost 50 ms to half a second on a CPU)
  * --expect-completed K: every call must fail with MIDINT_ERR_DEVICE saying that K instances were completed (the
  * test hook MIDINT_TEST_FAIL_CHUNK plants the failure); the first K results must be right and, unless r is an
  * input, the others untouched.
@@ -107,6 +109,18 @@ static int check_planted_failure(midint_context *ctx, midint_status st, const te
     }
     *right = (size_t)expect_completed;
     return 1;
+}
+
+/* The "variant=NAME" item of a case's args into out (empty when there is none). */
+static void case_variant(const char *args, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (const char *p = args; *p;) {
+        size_t item = strcspn(p, " ,");
+        if (item > 8 && strncmp(p, "variant=", 8) == 0)
+            snprintf(out, len, "%.*s", (int)(item - 8), p + 8);
+        p += item + (p[item] != '\0');
+    }
 }
 
 /* Run one case; fills `why` and returns 0 on failure. */
@@ -294,7 +308,18 @@ int main(int argc, char **argv)
                         c.api, c.alias, &used) == 7;
         if (ok)
             snprintf(c.args, sizeof c.args, "%s", line + used + strspn(line + used, " "));
+        char forced[64];
+        case_variant(c.args, forced, sizeof forced);
+        if (ok && forced[0] && midint_force_variant(ctx, forced) != MIDINT_OK) {
+            snprintf(why, sizeof why, "%s", midint_last_error(ctx));
+            ok = 0;
+        }
         ok = ok && run_case(ctx, &c, why, sizeof why);
+        if (forced[0]) { /* back to --variant's, or none */
+            midint_force_variant(ctx, NULL);
+            if (variant)
+                midint_force_variant(ctx, variant);
+        }
         if (ok) {
             printf("ok %s\n", line);
         } else {

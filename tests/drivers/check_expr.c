@@ -3,10 +3,12 @@
  *
  * Usage: check_expr --backend cuda|opencl [--device N] [--variant NAME] [--staging BYTES] [--workspace BYTES] [--probe]
  *        [--list]
- * Cases come on stdin, one per line: "name bits count pattern seed api alias"
+ * Cases come on stdin, one per line: "name bits count pattern seed api alias [variant]"
  *   api: host|async (host buffers from midint_host_alloc, midint_expr_async, then midint_synchronize)|device
  *   alias: none|inplace (output 0 is the same buffer as input 0)|evenmod (an expression with a modulus, E mod m: instance
  *          count/2's first modulus even, or zero for an even seed; the call must fail naming it, outputs untouched)
+ *   variant: the variant to force for this case, instead of --variant's (so that one process checks many variants:
+ *            a process and its OpenCL context cost 50 ms to half a second on a CPU); its result line ends with it
  * Inputs 2k and 2k+1 are filled as the a and b of the other drivers' patterns (seed + k); inputs serving as a modulus
  * are then made odd, of varied shapes by instance (cases.c, expr_odd_moduli). Output: "ok <case>" or
  * "FAIL <case>: <what>" per line; exit 0 when all pass, 1 when any fails, 2 on a usage or setup error, 3 from
@@ -22,7 +24,7 @@
 #define MAX_IO 8
 
 typedef struct test_case {
-    char name[32], pattern[32], api[8], alias[12];
+    char name[32], pattern[32], api[8], alias[12], variant[64];
     unsigned bits;
     size_t count;
     uint64_t seed;
@@ -43,6 +45,13 @@ static void host_mem_free(midint_context *ctx, int locked, void *p)
         free(p);
 }
 
+/* "ok <case>" or "FAIL <case>: <why>", the case as its line gave it */
+static void print_result(const test_case *c, int ok, const char *why)
+{
+    printf("%s %s %u %zu %s %llu %s %s%s%s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
+           (unsigned long long)c->seed, c->api, c->alias, c->variant[0] ? " " : "", c->variant, ok ? "" : ": ", why);
+}
+
 static int run_case(midint_context *ctx, const test_case *c, const char *variant)
 {
     const midint_expr_desc *d = midint_expr_find(c->name);
@@ -50,6 +59,8 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
         printf("FAIL %s %u %zu %s: no such expression\n", c->name, c->bits, c->count, c->pattern);
         return 0;
     }
+    if (c->variant[0])
+        variant = c->variant;
     unsigned n = c->bits / 32, nin = d->ninputs, nout = d->noutputs;
     uint32_t *in[MAX_IO] = {0}, *saved[MAX_IO] = {0}, *out[MAX_IO] = {0}, *want[MAX_IO] = {0};
     int ok = 1, inplace = strcmp(c->alias, "inplace") == 0, async = strcmp(c->api, "async") == 0;
@@ -152,8 +163,7 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
                     snprintf(why, sizeof why, "evenmod: output %s word %zu was written", d->outputs[j], k);
                     ok = 0;
                 }
-        printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
-               (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
+        print_result(c, ok, why);
         ok = ok ? 2 : 0; /* reported; no reference to compare */
     }
     if (ok == 1 && st != MIDINT_OK) {
@@ -178,8 +188,7 @@ static int run_case(midint_context *ctx, const test_case *c, const char *variant
     if (variant)
         midint_force_variant(ctx, NULL);
     if (ok != 2)
-        printf("%s %s %u %zu %s %llu %s %s%s%s\n", ok ? "ok" : "FAIL", c->name, c->bits, c->count, c->pattern,
-               (unsigned long long)c->seed, c->api, c->alias, ok ? "" : ": ", why);
+        print_result(c, ok, why);
     for (unsigned i = 0; i < nin; i++) {
         host_mem_free(ctx, async, in[i]);
         free(saved[i]);
@@ -254,8 +263,9 @@ int main(int argc, char **argv)
     while (fgets(line, sizeof line, stdin)) {
         test_case c = {0};
         unsigned long long seed = 0;
-        if (sscanf(line, "%31s %u %zu %31s %llu %7s %11s", c.name, &c.bits, &c.count, c.pattern, &seed, c.api,
-                   c.alias) != 7) {
+        int fields = sscanf(line, "%31s %u %zu %31s %llu %7s %11s %63s", c.name, &c.bits, &c.count, c.pattern, &seed,
+                            c.api, c.alias, c.variant);
+        if (fields != 7 && fields != 8) {
             if (strspn(line, " \t\r\n") != strlen(line)) {
                 printf("FAIL bad case line: %s", line);
                 all = 0;
