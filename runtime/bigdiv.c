@@ -349,8 +349,8 @@ static midint_status half_remainder(bigdiv *z, const void *q, const void *yl, vo
  * within 89 units below B^(2t) / (T + 1), and the estimate YH + floor(YH V' / B^t) = floor(YH V / B^t) is at most
  * Y / D' (YH B^n <= Y, (T + 1) B^(n - t) > D') and below it by less than YH B^t / (T (T + 1)) + B^t / T + 90 < 94
  * (Y < (YH + 1) B^n, D' >= T B^(n - t), YH <= T, B^t / T <= 2): t = n is the classic case.
- * - k = 0 (the quotient is 0 or 1): r = YL, no products; with `below` (Y < D' for every instance) no correction
- *   either.
+ * - k = 0 (the quotient is 0 or 1): r = YL less D' where it fits, no products and no estimate; with `below` (Y < D'
+ *   for every instance) not even that.
  * - k short (at most SHORT_MAX_WORDS and the block's words / 2 - 1): the estimate from V''s top k + 1 words (V_k,
  *   V' shifted down: it drops less than 1 / B of YH V' over the block's scale, so it is the full estimate or one
  *   less), by a product of k + 1 words; q D' by the smul helper (three numbers, each subtracted mod B^(n + 1)).
@@ -369,6 +369,12 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
         if ((st = zero(z, q, bw)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK ||
             below)
             return st; /* Y below D' for every instance: q = 0, r = Y, nothing to correct */
+        /* Y < B^n <= 2 D' (YH is 0): D' subtracted once where it fits, the quotient the count; no estimate to
+         * correct, so none of correct()'s steps and no read-back */
+        z->singles = 0;
+        if ((st = z->ctx->ops->fill(z->ctx, z->r[R_CNT], 0, (z->m + 1) * 4, z->stream)) != MIDINT_OK ||
+            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK)
+            return st;
     } else if (k <= SHORT_MAX_WORDS && 2u * t <= bw) {
         /* the reciprocal's regions are free here: YH's words and V_t, their product, the estimate */
         void *yt = z->r[R_UT], *vt = z->r[R_ET], *pt = z->r[R_C1S], *qt = z->r[R_VB];
@@ -388,7 +394,7 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
                estimate || (st = bw == n ? whole_remainder(z, q, yl, r) : half_remainder(z, q, yl, r)) != MIDINT_OK) {
         return st; /* a failure, or the estimate alone */
     }
-    if ((st = correct(z, r)) != MIDINT_OK || (st = trace_corrections(z)) != MIDINT_OK ||
+    if ((k != 0 && (st = correct(z, r)) != MIDINT_OK) || (st = trace_corrections(z)) != MIDINT_OK ||
         (st = place(z, cb, bw, 0, z->r[R_CNT], 1, 0, 1, NULL)) != MIDINT_OK)
         return st;
     return add(z, bw, q, q, cb);
