@@ -254,6 +254,12 @@ static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out
     return st != MIDINT_OK ? st : z->ctx->ops->synchronize(z->ctx, z->stream);
 }
 
+/* CNT[0 .. m] = 0: the instances' counts and the flag after them, before a correction counts into them. */
+static midint_status clear_counts(bigdiv *z)
+{
+    return z->ctx->ops->fill(z->ctx, z->r[R_CNT], 0, (z->m + 1) * 4, z->stream);
+}
+
 /* r (n + 1 words) less d wherever that does not borrow, CNT[i] += x0 there and CNT[m] = 1 if anywhere. */
 static midint_status subtract_where_it_fits(bigdiv *z, void *r, const void *d, uint32_t x0)
 {
@@ -273,7 +279,7 @@ static midint_status correct(bigdiv *z, void *r)
     const uint32_t w = z->n + 1;
     void *cnt = z->r[R_CNT], *lo = z->r[R_T], *hi = z->r[R_TT];
     midint_status st;
-    if ((st = ctx->ops->fill(ctx, cnt, 0, (z->m + 1) * 4, z->stream)) != MIDINT_OK ||
+    if ((st = clear_counts(z)) != MIDINT_OK ||
         (st = helper(z, z->cmul, (uint64_t)z->m * w, lo, r, z->r[R_DN1], cnt, hi, w, 0)) != MIDINT_OK ||
         (st = sub(z, w, r, r, lo, NULL)) != MIDINT_OK || (st = sub(z, w, r, r, hi, NULL)) != MIDINT_OK)
         return st;
@@ -366,15 +372,15 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
     void *p = z->r[R_BIG], *cb = z->r[R_CB];
     midint_status st = MIDINT_OK;
     if (k == 0) {
-        if ((st = zero(z, q, bw)) != MIDINT_OK || (st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK ||
-            below)
-            return st; /* Y below D' for every instance: q = 0, r = Y, nothing to correct */
-        /* Y < B^n <= 2 D' (YH is 0): D' subtracted once where it fits, the quotient the count; no estimate to
-         * correct, so none of correct()'s steps and no read-back */
+        if ((st = copy(z, r, n + 1, 0, yl, n + 1, 0, n + 1)) != MIDINT_OK || below)
+            return st != MIDINT_OK ? st : zero(z, q, bw); /* Y below D' for every instance: q = 0, r = Y */
+        /* Y < B^n <= 2 D' (YH is 0): D' subtracted once where it fits and q the count; no estimate to correct, so
+         * none of correct()'s steps and no read-back */
         z->singles = 0;
-        if ((st = z->ctx->ops->fill(z->ctx, z->r[R_CNT], 0, (z->m + 1) * 4, z->stream)) != MIDINT_OK ||
-            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK)
+        if ((st = clear_counts(z)) != MIDINT_OK || (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK ||
+            (st = trace_corrections(z)) != MIDINT_OK)
             return st;
+        return place(z, q, bw, 0, z->r[R_CNT], 1, 0, 1, NULL);
     } else if (k <= SHORT_MAX_WORDS && 2u * t <= bw) {
         /* the reciprocal's regions are free here: YH's words and V_t, their product, the estimate */
         void *yt = z->r[R_UT], *vt = z->r[R_ET], *pt = z->r[R_C1S], *qt = z->r[R_VB];
@@ -394,7 +400,7 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
                estimate || (st = bw == n ? whole_remainder(z, q, yl, r) : half_remainder(z, q, yl, r)) != MIDINT_OK) {
         return st; /* a failure, or the estimate alone */
     }
-    if ((k != 0 && (st = correct(z, r)) != MIDINT_OK) || (st = trace_corrections(z)) != MIDINT_OK ||
+    if ((st = correct(z, r)) != MIDINT_OK || (st = trace_corrections(z)) != MIDINT_OK ||
         (st = place(z, cb, bw, 0, z->r[R_CNT], 1, 0, 1, NULL)) != MIDINT_OK)
         return st;
     return add(z, bw, q, q, cb);
