@@ -30,8 +30,7 @@
  * lower; its reciprocal is then within 89 units, so the quotient of a block within 92 (its remainder below 93 D'):
  * the correction is counted from the remainder's top words within one (the cmul helper), the rest single steps. */
 #define TOP_SHIFT 4u
-/* Single corrections after those, in the careful way (below), until none changes anything: a guard that the bounds
- * make idle. */
+/* Single corrections after those until none changes anything: a guard that the bounds make idle. */
 #define MAX_EXTRA_ROUNDS 64
 /* A block whose YH has at most this many nonzero words (and at most n / 2 - 1) takes its quotient from V''s top words
  * and q D' from the smul helper, whose threads take a product per word of q: two O(n) kernels in place of two
@@ -74,7 +73,7 @@ static const struct {
     [R_VB] = {1, 0, 0},  [R_UT] = {1, 0, 0},  [R_VP] = {1, 0, 0},  [R_VPE] = {1, 1, 0}, [R_E] = {1, 1, 0},
     [R_E2] = {1, 1, 0},  [R_ET] = {1, 0, 0},  [R_P2] = {2, 2, 0},  [R_C2] = {2, 2, 0},  [R_C2W] = {1, 0, 0},
     [R_C1] = {1, 0, 0},  [R_C1S] = {1, 0, 0}, [R_ZERO] = {1, 1, 0}, [R_LZ] = {0, 1, 1}, [R_LZX] = {0, 1, 1},
-    [R_ONES] = {0, 1, 0}, [R_BR] = {0, 1, 0}, [R_CNT] = {0, 1, 2},
+    [R_ONES] = {0, 1, 0}, [R_BR] = {0, 1, 0}, [R_CNT] = {0, 1, 1},
 };
 
 _Static_assert(R_COUNT <= MIDINT_BIGDIV_BUFFERS, "a context buffer per region");
@@ -89,8 +88,6 @@ typedef struct bigdiv {
     void *r[R_COUNT];  /* the regions' handles */
     const midint_kernel *lz, *cmul, *smul, *xmul, *pick, *place;
     int trace;         /* MIDINT_TRACE_BIGDIV=1: each phase's wall time and library steps to stderr */
-    int careful;       /* the blocks' corrections read back whether a single subtraction changed something, until none
-                        * does (else two fixed ones, checked once a pass: correct()) */
     unsigned steps;    /* library calls, copies and fills queued since the last phase */
     unsigned singles;  /* the last correction's single subtractions that changed something (1 at most: the bounds) */
     double since;      /* when the last phase ended (seconds) */
@@ -257,68 +254,42 @@ static midint_status read_word(bigdiv *z, void *buf, size_t index, uint32_t *out
     return st != MIDINT_OK ? st : z->ctx->ops->synchronize(z->ctx, z->stream);
 }
 
-/* CNT[0 .. m] = 0: the instances' counts and the flag after them, before a correction counts into them (CNT[m + 1],
- * the pass's flag of a correction past its bound, stays). */
+/* CNT[0 .. m] = 0: the instances' counts and the flag after them, before a correction counts into them. */
 static midint_status clear_counts(bigdiv *z)
 {
     return z->ctx->ops->fill(z->ctx, z->r[R_CNT], 0, (z->m + 1) * 4, z->stream);
 }
 
-/* r (n + 1 words) less d wherever that does not borrow, CNT[i] += x0 there and CNT[m + flag] = 1 if anywhere. */
-static midint_status subtract_where_it_fits(bigdiv *z, void *r, const void *d, uint32_t x0, uint32_t flag)
+/* r (n + 1 words) less d wherever that does not borrow, CNT[i] += x0 there and CNT[m] = 1 if anywhere. */
+static midint_status subtract_where_it_fits(bigdiv *z, void *r, const void *d, uint32_t x0)
 {
     const uint32_t w = z->n + 1;
     midint_status st = sub(z, w, z->r[R_T], r, d, z->r[R_BR]);
-    if (st != MIDINT_OK)
-        return st;
-    midint_launch l;
-    memset(&l, 0, sizeof l);
-    l.r = r;
-    l.a = z->r[R_T];
-    l.b = z->r[R_BR];
-    l.aux = z->r[R_CNT];
-    l.n = w;
-    l.x0 = x0;
-    l.x1 = flag;
-    return launch_helper(z, z->pick, &l, (uint64_t)z->m * w);
+    return st != MIDINT_OK ? st
+                           : helper(z, z->pick, (uint64_t)z->m * w, r, z->r[R_T], z->r[R_BR], z->r[R_CNT], NULL, w, x0);
 }
 
 /* r (n + 1 words, below 128 D') less c D' with c = floor(r / D') or one less, counted from r's top words (cmul: c D'
- * as two numbers, each subtracted without a borrow, c into CNT, zeroed first); then single subtractions. Leaves r < D'
- * and CNT[i] the correction of instance i's quotient estimate. One kernel and two subtractions in place of seven
- * conditional subtractions of D' 2^j.
- * - The fast way (z->careful 0): the bounds leave at most one single subtraction, so one, then a second that sets
- *   CNT[m + 1] where it changes anything (never, by the bounds), which run_pass reads once after all the blocks: no
- *   read-back here, so a block queues its steps while the device runs the one before.
- * - The careful way: single subtractions, the flag CNT[m] read back after each, until one changes nothing (exact
- *   whatever the estimate's error, within MAX_EXTRA_ROUNDS). */
+ * as two numbers, each subtracted without a borrow, c into CNT, zeroed first); then single subtractions, the flag
+ * CNT[m] read back after each, until one changes nothing. Leaves r < D' and CNT[i] the correction of instance i's
+ * quotient estimate. One kernel and two subtractions in place of seven conditional subtractions of D' 2^j. */
 static midint_status correct(bigdiv *z, void *r)
 {
     midint_context *ctx = z->ctx;
     const uint32_t w = z->n + 1;
     void *cnt = z->r[R_CNT], *lo = z->r[R_T], *hi = z->r[R_TT];
-    const int count = z->careful || !ctx->hooks.bigdiv_defect; /* the hook: the fast way without its count */
     midint_status st;
     if ((st = clear_counts(z)) != MIDINT_OK ||
-        (count && (st = helper(z, z->cmul, (uint64_t)z->m * w, lo, r, z->r[R_DN1], cnt, hi, w, 0)) != MIDINT_OK) ||
-        (count && (st = sub(z, w, r, r, lo, NULL)) != MIDINT_OK) ||
-        (count && (st = sub(z, w, r, r, hi, NULL)) != MIDINT_OK))
+        (st = helper(z, z->cmul, (uint64_t)z->m * w, lo, r, z->r[R_DN1], cnt, hi, w, 0)) != MIDINT_OK ||
+        (st = sub(z, w, r, r, lo, NULL)) != MIDINT_OK || (st = sub(z, w, r, r, hi, NULL)) != MIDINT_OK)
         return st;
-    if (!z->careful) {
-        uint32_t changed = 0;
-        if ((st = subtract_where_it_fits(z, r, z->r[R_DN1], 1, 0)) != MIDINT_OK ||
-            (z->trace && (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK))
-            return st;
-        z->singles = changed;
-        return subtract_where_it_fits(z, r, z->r[R_DN1], 1, 1);
-    }
     for (int round = 0; st == MIDINT_OK; round++) {
         uint32_t changed = 0;
         if (round == MAX_EXTRA_ROUNDS)
             return midint_fail(ctx, MIDINT_ERR_DEVICE, "the division's quotient estimate was off by more than its "
                                "bound (a defect: please report it with the operands)");
         if ((st = ctx->ops->copy_rect(ctx, cnt, z->m * 4, 4, z->r[R_ZERO], 0, 4, 4, 1, z->stream)) != MIDINT_OK ||
-            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1, 0)) != MIDINT_OK ||
+            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK ||
             (st = read_word(z, cnt, z->m, &changed)) != MIDINT_OK || !changed) {
             z->singles = (unsigned)round;
             break;
@@ -406,8 +377,7 @@ static midint_status block(bigdiv *z, const void *yh, const void *yl, void *q, v
         /* Y < B^n <= 2 D' (YH is 0): D' subtracted once where it fits and q the count; no estimate to correct, so
          * none of correct()'s steps and no read-back */
         z->singles = 0;
-        if ((st = clear_counts(z)) != MIDINT_OK ||
-            (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1, 0)) != MIDINT_OK ||
+        if ((st = clear_counts(z)) != MIDINT_OK || (st = subtract_where_it_fits(z, r, z->r[R_DN1], 1)) != MIDINT_OK ||
             (st = trace_corrections(z)) != MIDINT_OK)
             return st;
         return place(z, q, bw, 0, z->r[R_CNT], 1, 0, 1, NULL);
@@ -605,46 +575,6 @@ static midint_status bind_regions(bigdiv *z)
     return MIDINT_OK;
 }
 
-/* The quotient's blocks of t words from the top, each written out to qout (a words an instance, the pass's from
- * instance `first`; or NULL) as it is made: the remainder R before the first is X's words [nb n, (nb + 1) n) (X of xw
- * words, its top_zeros the least leading zeros over the pass), below 2^s <= D'; block j divides R B^t plus X's words
- * [j t, (j + 1) t), YH being R's top t words. *rem: the last remainder's region (n + 1 words). */
-static midint_status quotient_blocks(bigdiv *z, const void *x, uint32_t xw, uint32_t nb, uint32_t top_zeros,
-                                     void *qout, uint32_t a, size_t first, void **rem)
-{
-    const uint32_t n = z->n, t = z->t, blocks = nb * (n / t);
-    void *yh = z->r[R_YH], *yl = z->r[R_YL], *q = z->r[R_Q], *rc = z->r[R_RA], *rn = z->r[R_RB];
-    midint_status st;
-    for (uint32_t k = 0; k < blocks; k++) {
-        const uint32_t j = blocks - 1 - k; /* the block's place: words [j t, (j + 1) t) of the quotient */
-        if (k == 0 ? (st = copy(z, yh, t, 0, x, xw, nb * n + n - t, t)) != MIDINT_OK ||
-                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, n + 1)) != MIDINT_OK
-                   : (st = copy(z, yh, t, 0, rc, n + 1, n - t, t)) != MIDINT_OK ||
-                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, t)) != MIDINT_OK ||
-                         (st = copy(z, yl, n + 1, t, rc, n + 1, 0, n + 1 - t)) != MIDINT_OK)
-            return st;
-        /* YH is below B^k for every instance: the remainder R entering block j is at most X >> 32 (j + 1) t, which
-         * has at most 32 (xw - (j + 1) t) - top_zeros bits, and YH is R >> 32 (n - t). Y = R B^t + X_j is below D'
-         * (at least 2^(32 n - 1)) where those bits and 32 t come to at most 32 n - 1: the first half block of a
-         * dividend whose normalising shift stays within its words. */
-        const uint64_t above = 32ull * (xw - (uint64_t)(j + 1) * t), rbits = above > top_zeros ? above - top_zeros : 0,
-                       bits = rbits > 32ull * (n - t) ? rbits - 32ull * (n - t) : 0;
-        const uint32_t k = bits >= 32ull * t ? t : (uint32_t)((bits + 31) / 32);
-        const int below = rbits + 32ull * t <= 32ull * n - 1;
-        if ((st = block(z, yh, yl, q, rn, k, below, z->estimate && j == 0)) != MIDINT_OK ||
-            (st = phase(z, "block", k)) != MIDINT_OK)
-            return st;
-        if (qout && (size_t)j * t < a &&
-            (st = copy(z, qout, a, first * a + (size_t)j * t, q, t, 0, a - j * t < t ? a - j * t : t)) != MIDINT_OK)
-            return st;
-        void *done = rn;
-        rn = rc;
-        rc = done;
-    }
-    *rem = rc;
-    return MIDINT_OK;
-}
-
 /* One pass of m instances from instance `first` of the caller's buffers (read and written by copies at offsets: a
  * backend may allow no part of a part of a buffer, as OpenCL's sub-buffers of the host path's). */
 static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *const *bufs, size_t first,
@@ -673,23 +603,36 @@ static midint_status run_pass(bigdiv *z, midint_op o, unsigned abits, void *cons
         (st = read_word(z, z->r[R_LZX], z->m, &top_zeros)) != MIDINT_OK || (st = phase(z, "inputs", a)) != MIDINT_OK ||
         (st = reciprocal_replayed(z, base_max)) != MIDINT_OK)
         return st;
-    /* the blocks the fast way, then the flag of a correction past its bound read once: where it is set (a defect of
-     * the bounds, or the test hook) they run again the careful way and write every output again (from X, D' and V,
-     * the temporaries', so the inputs may be outputs) */
-    void *rc = NULL, *yh = z->r[R_YH];
-    uint32_t past = 0;
-    z->careful = 0;
-    if ((st = ctx->ops->copy_rect(ctx, z->r[R_CNT], (z->m + 1) * 4, 4, z->r[R_ZERO], 0, 4, 4, 1, z->stream)) !=
-            MIDINT_OK ||
-        (st = quotient_blocks(z, x, xw, nb, top_zeros, qout, a, first, &rc)) != MIDINT_OK ||
-        (st = read_word(z, z->r[R_CNT], z->m + 1, &past)) != MIDINT_OK)
-        return st;
-    if (past) {
-        if (z->trace)
-            fprintf(stderr, "midint bigdiv: a correction past its bound: the blocks again, the careful way\n");
-        z->careful = 1;
-        if ((st = quotient_blocks(z, x, xw, nb, top_zeros, qout, a, first, &rc)) != MIDINT_OK)
+    /* the quotient's blocks of t words from the top, each written out as it is made (the inputs are all read): the
+     * remainder R before the first is X's words [nb n, (nb + 1) n), below 2^s <= D'; block j divides R B^t plus X's
+     * words [j t, (j + 1) t), YH being R's top t words */
+    void *yh = z->r[R_YH], *yl = z->r[R_YL], *q = z->r[R_Q], *rc = z->r[R_RA], *rn = z->r[R_RB];
+    const uint32_t t = z->t, blocks = nb * (n / t);
+    for (uint32_t k = 0; k < blocks; k++) {
+        const uint32_t j = blocks - 1 - k; /* the block's place: words [j t, (j + 1) t) of the quotient */
+        if (k == 0 ? (st = copy(z, yh, t, 0, x, xw, nb * n + n - t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, n + 1)) != MIDINT_OK
+                   : (st = copy(z, yh, t, 0, rc, n + 1, n - t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, 0, x, xw, j * t, t)) != MIDINT_OK ||
+                         (st = copy(z, yl, n + 1, t, rc, n + 1, 0, n + 1 - t)) != MIDINT_OK)
             return st;
+        /* YH is below B^k for every instance: the remainder R entering block j is at most X >> 32 (j + 1) t, which
+         * has at most 32 (xw - (j + 1) t) - top_zeros bits, and YH is R >> 32 (n - t). Y = R B^t + X_j is below D'
+         * (at least 2^(32 n - 1)) where those bits and 32 t come to at most 32 n - 1: the first half block of a
+         * dividend whose normalising shift stays within its words. */
+        const uint64_t above = 32ull * (xw - (uint64_t)(j + 1) * t), rbits = above > top_zeros ? above - top_zeros : 0,
+                       bits = rbits > 32ull * (n - t) ? rbits - 32ull * (n - t) : 0;
+        const uint32_t k = bits >= 32ull * t ? t : (uint32_t)((bits + 31) / 32);
+        const int below = rbits + 32ull * t <= 32ull * n - 1;
+        if ((st = block(z, yh, yl, q, rn, k, below, z->estimate && j == 0)) != MIDINT_OK ||
+            (st = phase(z, "block", k)) != MIDINT_OK)
+            return st;
+        if (qout && (size_t)j * t < a &&
+            (st = copy(z, qout, a, first * a + (size_t)j * t, q, t, 0, a - j * t < t ? a - j * t : t)) != MIDINT_OK)
+            return st;
+        void *done = rn;
+        rn = rc;
+        rc = done;
     }
     /* the remainder rc >> s (n words: it is below D' < B^n); the quotient, below B^a, is out */
     if (!rout)

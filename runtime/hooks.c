@@ -69,8 +69,6 @@ midint_status midint_hooks_read(midint_test_hooks *h, char *why, size_t len)
     if ((st = read_count("MIDINT_TEST_HALF_FROM", 1, UINT32_MAX, 0, "a positive number of words", &v, why, len)))
         return st;
     h->half_from = (uint32_t)v;
-    const char *defect = getenv("MIDINT_TEST_BIGDIV_DEFECT");
-    h->bigdiv_defect = defect && strcmp(defect, "1") == 0;
     if ((st = read_count("MIDINT_TEST_GCD_PART", 4, UINT32_MAX, 1, "a power of two of at least 4 moduli", &v, why,
                          len)))
         return st;

@@ -35,9 +35,6 @@ typedef struct midint_test_hooks {
                                     * h - 1 = W words (CPU tests at small sizes; the largest count turns it off) */
     uint32_t half_from;            /* MIDINT_TEST_HALF_FROM=W: bigdiv.c takes the quotient in blocks of n / 2 words
                                     * from even divisors of W words (CPU tests at small sizes; the largest count: never) */
-    int bigdiv_defect;             /* MIDINT_TEST_BIGDIV_DEFECT=1: bigdiv.c's corrections without a read-back leave out
-                                    * their count, as an estimate past its bound would, so that the pass's check sends
-                                    * its blocks again through the careful correction (exact either way) */
     uint32_t gcd_part;             /* MIDINT_TEST_GCD_PART=P: midint_batch_gcd splits a batch of more than P moduli
                                     * into parts of P (a power of two, at least 4), as it does past its sizes */
     size_t device_bytes;           /* MIDINT_TEST_DEVICE_BYTES=B: midint_batch_gcd sizes its parts as if the device had
