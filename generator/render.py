@@ -8,7 +8,7 @@ import jinja2
 
 from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import family_of, padded_words, shared_bytes
+from .space import cedes_f52, family_of, padded_words, shared_bytes
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -83,6 +83,12 @@ class Entry:
         """Whether its kernels take odd moduli only (OpFamily.odd_moduli)."""
         fam = family_of(self.v)
         return bool(fam and fam.odd_moduli)
+
+    @property
+    def refuses_moduli(self) -> int:
+        """runtime/registry.h's refuses_moduli: 1 (MIDINT_MODULI_EVEN) for odd moduli only, 2 (MIDINT_MODULI_F52)
+        where it cedes the moduli that another variant's Barrett in radix 2^52 takes (space.cedes_f52)."""
+        return (1 if self.odd_moduli else 0) | (2 if cedes_f52(self.v) else 0)
 
 
 def variant_line(e: Entry) -> str:

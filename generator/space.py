@@ -981,10 +981,31 @@ MOD_GCD_LANES = replace(
                    lambda v: v.bits <= MOD_GCD_LANES_MAX_BITS[v.op]),
     ))
 
+# mulmod_shared by Barrett's reduction in radix 2^52 on the FP64 pipe (templates/lib_modshared_f52.j2), a thread per
+# instance, CUDA, at these sizes, for moduli of the object's top 52-bit limb (runtime/modulus.h's flag; others take
+# the branches below it). H200, 2^22 instances, M/s (tuning/results/h200-2026-11-29-s32, the spike barrett_f64.cu):
+# 1024 bits 2640-2800 against the lanes' two Montgomery products (modlm) 1633 and mul's 5760. Larger sizes hold more
+# limbs than a thread's registers (2 x 20 operand limbs and 40 product columns at 1024 bits take 254 registers).
+MOD_SHARED_F52_BITS = (1024,)
+
+
+def mod_shared_f52(v: Variant) -> bool:
+    """Does v's mulmod_shared take Barrett's reduction in radix 2^52 for moduli that fill the object's top limb?"""
+    return v.op == "mulmod_shared" and v.backend == "cuda" and v.bits in MOD_SHARED_F52_BITS
+
+
+def cedes_f52(v: Variant) -> bool:
+    """Does v leave to its size's mods variant the moduli that take Barrett's reduction in radix 2^52 (the lanes' two
+    Montgomery products of mulmod_shared, where mod_shared_f52 holds for mods at that size: 1633 against 2640 M/s)?"""
+    fam = family_of(v)
+    return bool(fam and fam.name == "modlm" and v.backend == "cuda" and v.bits in MOD_SHARED_F52_BITS)
+
+
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and
 # constraints, its own template (the modulus object's words in aux, Montgomery constants precomputed).
 MOD_SHARED = replace(
     MOD_THREAD, name="mods", template="kernel_mod_shared.j2",
+    render_context=lambda v: {**MOD_THREAD.render_context(v), "f52": mod_shared_f52(v)},
     constraints=MOD_THREAD.constraints + (
         Constraint("mods_powm_below_lanes", "powm_shared below 1024 bits, where the lanes (modl) take over (H100, "
                    "512-bit exponents: 4.34 against 2.23 M/s at 1024 bits, 1.09 against 0.29 at 2048)",

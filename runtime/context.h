@@ -50,7 +50,7 @@ typedef struct midint_dispatch_memo {
     midint_op op;
     uint32_t n;
     size_t count;
-    int even_moduli;
+    unsigned moduli;          /* the call's MIDINT_MODULI_* traits (dispatch.h) */
     const midint_variant *v;  /* NULL: an empty slot */
 } midint_dispatch_memo;
 

@@ -123,14 +123,14 @@ static variant_kind kind_of(const midint_variant *v)
 
 /* The default rule's choice among the variants of one kind, or NULL. */
 static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, size_t count,
-                                            int even_moduli, variant_kind kind)
+                                            unsigned moduli, variant_kind kind)
 {
     const midint_variant *best = NULL;
     double best_cost = 0;
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
         if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind ||
-            (even_moduli && v->odd_moduli))
+            (v->refuses_moduli & moduli))
             continue;
         double cost = default_cost(rule_of(op), v, n, count);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
@@ -147,7 +147,7 @@ void midint_dispatch_forget(midint_context *ctx)
     midint_replay_invalidate(ctx, "dispatch changed"); /* a recording holds the variants of the old choices */
 }
 
-static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, unsigned moduli,
                               const midint_variant **out);
 
 static int is_forced(const midint_context *ctx, const midint_variant *v)
@@ -161,23 +161,23 @@ static int is_forced(const midint_context *ctx, const midint_variant *v)
 _Static_assert((MIDINT_DISPATCH_MEMO & (MIDINT_DISPATCH_MEMO - 1)) == 0, "the memo's slots: a power of two");
 
 /* The memo slot of a call's shape: a multiplicative hash of its fields. */
-static unsigned memo_slot(midint_op op, uint32_t n, size_t count, int even_moduli)
+static unsigned memo_slot(midint_op op, uint32_t n, size_t count, unsigned moduli)
 {
-    uint64_t h = ((uint64_t)n << 20) ^ ((uint64_t)count << 7) ^ ((uint64_t)op << 1) ^ (uint64_t)even_moduli;
+    uint64_t h = ((uint64_t)n << 20) ^ ((uint64_t)count << 7) ^ ((uint64_t)op << 2) ^ (uint64_t)moduli;
     h *= 0x9e3779b97f4a7c15ull;
     return (unsigned)(h >> 40) & (MIDINT_DISPATCH_MEMO - 1u);
 }
 
-midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, unsigned moduli,
                               const midint_variant **out)
 {
-    even_moduli = even_moduli != 0;
-    midint_dispatch_memo *m = &ctx->memo[memo_slot(op, n, count, even_moduli)];
-    if (m->v && m->op == op && m->n == n && m->count == count && m->even_moduli == even_moduli) {
+    moduli &= MIDINT_MODULI_EVEN | MIDINT_MODULI_F52;
+    midint_dispatch_memo *m = &ctx->memo[memo_slot(op, n, count, moduli)];
+    if (m->v && m->op == op && m->n == n && m->count == count && m->moduli == moduli) {
         *out = m->v;
         return MIDINT_OK;
     }
-    midint_status st = dispatch(ctx, op, n, count, even_moduli, out);
+    midint_status st = dispatch(ctx, op, n, count, moduli, out);
     /* a chosen variant the device turns down once its kernels are built is left out, and the choice made again */
     while (st == MIDINT_OK && ctx->ops->kernels_run && !is_forced(ctx, *out) && !ctx->ops->kernels_run(ctx, *out)) {
         if (!ctx->refused && !(ctx->refused = calloc(midint_registry_size, 1)))
@@ -186,14 +186,14 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         midint_replay_invalidate(ctx, "a variant refused");
         snprintf(ctx->refusal, sizeof ctx->refusal, "%s", ctx->msg);
         if ((st = midint_find_max_bits(ctx)) == MIDINT_OK)
-            st = dispatch(ctx, op, n, count, even_moduli, out);
+            st = dispatch(ctx, op, n, count, moduli, out);
     }
     if (st == MIDINT_OK)
-        *m = (midint_dispatch_memo){op, n, count, even_moduli, *out}; /* the slot's last shape */
+        *m = (midint_dispatch_memo){op, n, count, moduli, *out}; /* the slot's last shape */
     return st;
 }
 
-static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, unsigned moduli,
                               const midint_variant **out)
 {
     midint_backend be = ctx->ops->id;
@@ -203,7 +203,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         if (v->op != op)
             continue;
         any_forced = 1;
-        if (midint_variant_serves(v, op, be, n) && !(even_moduli && v->odd_moduli)) {
+        if (midint_variant_serves(v, op, be, n) && !(v->refuses_moduli & moduli & MIDINT_MODULI_EVEN)) {
             *out = v;
             return MIDINT_OK;
         }
@@ -211,9 +211,9 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
     if (any_forced)
         return midint_fail(ctx, MIDINT_ERR_UNKNOWN_VARIANT, "no forced %s variant serves %u bits%s (a variant serves "
                            "sizes up to its own)", midint_op_name(op), 32u * n,
-                           even_moduli ? " with an even modulus (some take odd ones only)" : "");
+                           moduli & MIDINT_MODULI_EVEN ? " with an even modulus (some take odd ones only)" : "");
     const midint_variant *tuned = midint_tuning_lookup(ctx, op, n, count);
-    if (tuned && !(even_moduli && tuned->odd_moduli)) {
+    if (tuned && !(tuned->refuses_moduli & moduli)) {
         *out = tuned;
         return MIDINT_OK;
     }
@@ -238,7 +238,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
         order[k++] = KIND_LANES;
     const midint_variant *best = NULL;
     for (int i = 0; i < k && !best; i++)
-        best = default_choice(ctx, op, n, count, even_moduli, order[i]);
+        best = default_choice(ctx, op, n, count, moduli, order[i]);
     if (!best)
         return midint_fail(ctx, MIDINT_ERR_BITS_TOO_LARGE, "no %s %s variant serves %u bits on this device%s%.300s%s",
                            ctx->ops->name, midint_op_name(op), 32u * n,
@@ -297,7 +297,7 @@ int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits
 }
 
 const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
-                                        int even_moduli)
+                                        unsigned moduli)
 {
     if (!ctx) {
         midint_fail(NULL, MIDINT_ERR_NULL_POINTER, "midint_selected_variant: ctx is NULL");
@@ -320,7 +320,7 @@ const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsig
     if (midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op]))
         return MIDINT_BIGDIV_NAME;
     const midint_variant *v = NULL;
-    return midint_dispatch(ctx, op, bits / 32, count, even_moduli, &v) == MIDINT_OK ? v->name : NULL;
+    return midint_dispatch(ctx, op, bits / 32, count, moduli, &v) == MIDINT_OK ? v->name : NULL;
 }
 
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count)

@@ -4,15 +4,21 @@
 
 #include "context.h"
 
-/* Choose the variant for a call of n words and `count` instances (even_moduli: a modulus object of the call is
- * even, which the variants marked odd_moduli do not take); on failure the message is set. */
-midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, int even_moduli,
+/* The traits of a call's modulus objects that some variants refuse (midint_variant.refuses_moduli): one of them is
+ * even (the variants of odd moduli only), or every one takes Barrett's reduction in radix 2^52 (its flag in
+ * runtime/modulus.h), which a variant of the size serves faster (the lanes' Montgomery products cede them). */
+#define MIDINT_MODULI_EVEN 1u
+#define MIDINT_MODULI_F52 2u
+
+/* Choose the variant for a call of n words and `count` instances (moduli: the MIDINT_MODULI_* traits of its modulus
+ * objects); on failure the message is set. */
+midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, size_t count, unsigned moduli,
                               const midint_variant **out);
 
-/* midint_selected_variant's answer (its checks of the arguments too) for a call whose modulus object is even
- * (even_moduli) or odd or absent; midint_selected_variant_modulus (modulus.c) passes its object's parity. */
+/* midint_selected_variant's answer (its checks of the arguments too) for a call whose modulus object has the
+ * MIDINT_MODULI_* traits `moduli` (0: odd, or none); midint_selected_variant_modulus (modulus.c) passes its object's. */
 const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
-                                        int even_moduli);
+                                        unsigned moduli);
 
 /* Forget remembered dispatch decisions (the forced variants or the tuned table changed). */
 void midint_dispatch_forget(midint_context *ctx);

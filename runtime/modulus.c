@@ -24,23 +24,22 @@ static void double_mod(uint32_t *x, const uint32_t *m, uint32_t *t, unsigned n)
         memcpy(x, t, n * 4u);
 }
 
-/* mu = floor(2^(64n) / m) into n + 1 words by restoring division, bit by bit (rem < m stays n words, 2 rem + 1 takes
- * n + 1); returns 0 where the quotient does not fit n + 1 words (m = 2^(32(n-1)), or m's top word zero). rem: n + 1
- * words of scratch, then n + 1 more. */
-static int barrett_mu(uint32_t *mu, const uint32_t *m, unsigned n, uint32_t *rem)
+/* q = floor(2^e / m) into qw words by restoring division, bit by bit (rem < m stays n words, 2 rem + 1 takes n + 1);
+ * returns 0 where the quotient does not fit qw words. rem: n + 1 words of scratch, then n + 1 more. */
+static int power_quotient(uint32_t *q, unsigned qw, unsigned e, const uint32_t *m, unsigned n, uint32_t *rem)
 {
     uint32_t *d = rem + n + 1;
-    int fits = m[n - 1] != 0;
-    memset(mu, 0, (n + 1) * 4u);
+    int fits = 1;
+    memset(q, 0, qw * 4u);
     memset(rem, 0, (n + 1) * 4u);
-    for (unsigned p = 64 * n + 1; p-- > 0;) {
+    for (unsigned p = e + 1; p-- > 0;) {
         uint32_t top = 0, br = 0;
-        for (unsigned i = 0; i <= n; i++) { /* rem = 2 rem + (the dividend's bit p: 1 at p = 64 n only) */
+        for (unsigned i = 0; i <= n; i++) { /* rem = 2 rem + (the dividend's bit p: 1 at p = e only) */
             uint32_t v = rem[i];
             rem[i] = v << 1 | top;
             top = v >> 31;
         }
-        rem[0] |= p == 64 * n;
+        rem[0] |= p == e;
         for (unsigned i = 0; i <= n; i++) {
             uint64_t s = (uint64_t)rem[i] - (i < n ? m[i] : 0u) - br;
             d[i] = (uint32_t)s;
@@ -48,18 +47,62 @@ static int barrett_mu(uint32_t *mu, const uint32_t *m, unsigned n, uint32_t *rem
         }
         if (!br) { /* rem >= m: the quotient's bit p */
             memcpy(rem, d, (n + 1) * 4u);
-            if (p < 32 * (n + 1))
-                mu[p / 32] |= 1u << (p % 32);
+            if (p < 32 * qw)
+                q[p / 32] |= 1u << (p % 32);
             else
                 fits = 0;
         }
     }
+    return fits;
+}
+
+/* mu = floor(2^(64n) / m) into n + 1 words; returns 0 (mu zeroed) where it does not fit them (m = 2^(32(n-1)), or m's
+ * top word zero). */
+static int barrett_mu(uint32_t *mu, const uint32_t *m, unsigned n, uint32_t *rem)
+{
+    int fits = power_quotient(mu, n + 1, 64 * n, m, n, rem) && m[n - 1] != 0;
     if (!fits)
         memset(mu, 0, (n + 1) * 4u);
     return fits;
 }
 
-/* The words MIDINT_MODULUS_WORDS describes, and 2 (n + 1) words of scratch after them. R mod m and R^2 mod m by 2 bits
+/* Bits [52 j, 52 j + 52) of x (xw words) as a double (exact: below 2^52). */
+static double limb52(const uint32_t *x, unsigned xw, unsigned j)
+{
+    uint64_t v = 0;
+    for (unsigned b = 0; b < 52; b++) {
+        unsigned bit = 52 * j + b;
+        if (bit / 32 < xw && (x[bit / 32] >> (bit % 32) & 1u))
+            v |= 1ull << b;
+    }
+    return (double)v;
+}
+
+/* The radix-2^52 Barrett constants (modulus.h) into w: for n <= MIDINT_MODULUS_F52_MAX_WORDS and m > 2^(52 (K - 1)),
+ * m's K limbs and floor(2^(104 K) / m)'s K + 1 (below 2^(52 (K + 1)) as m > 2^(52 (K - 1))). q: the quotient's
+ * words (modulus_scratch_words); rem: as power_quotient's. */
+static void f52_constants(uint32_t *w, const uint32_t *m, unsigned n, uint32_t *q, uint32_t *rem)
+{
+    const unsigned k = MIDINT_MODULUS_F52_LIMBS(n), at = MIDINT_MODULUS_F52_AT(n), qw = (52 * (k + 1) + 31) / 32;
+    double limbs[2 * MIDINT_MODULUS_F52_LIMBS(MIDINT_MODULUS_F52_MAX_WORDS) + 1];
+    unsigned bits = 32 * n;
+    while (bits > 0 && !(m[(bits - 1) / 32] >> ((bits - 1) % 32) & 1u))
+        bits--;
+    /* m = 2^(52 (K - 1)) exactly makes mu 2^(52 (K + 1)), a limb more: that m keeps the other branches */
+    int applies = n <= MIDINT_MODULUS_F52_MAX_WORDS && bits > 52 * (k - 1) &&
+                  power_quotient(q, qw, 104 * k, m, n, rem) && limb52(q, qw, k + 1) == 0;
+    memset(w + 4 * n + 4, 0, (MIDINT_MODULUS_WORDS(n) - (4 * n + 4)) * 4u);
+    if (!applies)
+        return;
+    for (unsigned j = 0; j < k; j++)
+        limbs[j] = limb52(m, n, j);
+    for (unsigned j = 0; j <= k; j++)
+        limbs[k + j] = limb52(q, qw, j);
+    w[4 * n + 4] = 1;
+    memcpy(w + at, limbs, (2 * k + 1) * sizeof(double));
+}
+
+/* The words MIDINT_MODULUS_WORDS describes, and scratch after them (modulus_scratch_words). R mod m and R^2 mod m by 2 bits
  * doublings of 1 mod m: 2 bits n word steps (for 8192 bits 4 M, a few milliseconds, once per modulus), exact for every
  * m without a division; mu by a division of the same cost. */
 static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits)
@@ -84,6 +127,13 @@ static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits
     w[4 * n + 1] = (m0 & 1u) ? 0u - inv : 0u;
     w[4 * n + 2] = m0 & 1u;
     w[4 * n + 3] = (uint32_t)barrett;
+    f52_constants(w, m, n, t + 2 * (n + 1), t);
+}
+
+/* precompute's scratch beyond the words: the divisions' remainders (2 (n + 1)) and the radix-2^52 quotient's words */
+static size_t modulus_scratch_words(unsigned n)
+{
+    return 2u * (n + 1u) + (52u * (MIDINT_MODULUS_F52_LIMBS(n) + 1u) + 31u) / 32u;
 }
 
 midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, unsigned bits, const uint32_t *m_host)
@@ -116,7 +166,7 @@ midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, u
         return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: m is zero; a modulus must be at least 1", fn);
     size_t bytes = (size_t)MIDINT_MODULUS_WORDS(n) * 4u;
     midint_modulus *m = calloc(1, sizeof *m);
-    uint32_t *w = malloc(bytes + 2 * (n + 1) * 4u); /* the words, then precompute's scratch */
+    uint32_t *w = malloc(bytes + modulus_scratch_words(n) * 4u); /* the words, then precompute's scratch */
     midint_status st = MIDINT_OK;
     if (!m || !w) {
         st = midint_fail(ctx, MIDINT_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
@@ -125,6 +175,7 @@ midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, u
         m->ctx = ctx;
         m->bits = bits;
         m->odd = (int)(m_host[0] & 1u);
+        m->f52 = (int)w[4 * n + 4];
         if ((st = ctx->ops->alloc(ctx, bytes, &m->dev)) != MIDINT_OK)
             st = midint_fail(ctx, st, "%s: allocating %zu bytes of device memory: %s", fn, bytes, ctx->msg);
         else if ((st = ctx->ops->upload(ctx, m->dev, w, bytes)) != MIDINT_OK) {
@@ -159,7 +210,8 @@ const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, u
                     "midint_selected_variant_modulus: mod was made on another context");
         return NULL;
     }
-    return midint_selected_variant_for(ctx, op, bits, count, mod && !mod->odd);
+    return midint_selected_variant_for(ctx, op, bits, count,
+                                       !mod ? 0u : (mod->odd ? 0u : MIDINT_MODULI_EVEN) | (mod->f52 ? MIDINT_MODULI_F52 : 0u));
 }
 
 void midint_modulus_free(midint_modulus *mod)

@@ -35,7 +35,7 @@ typedef struct call {
     size_t bytes[MAX_PARAMS];      /* per buffer parameter: its bytes for the whole batch */
     midint_mode mode;
     const char *fn;
-    int even_moduli;               /* a modulus object of the call is even (check_moduli) */
+    unsigned moduli;               /* its modulus objects' MIDINT_MODULI_* traits (check_moduli) */
     int composed;                  /* runs as other operations (run_composed), no variant of its own: COMPOSED_* */
 } call;
 
@@ -342,6 +342,7 @@ static midint_status check_instances(midint_context *ctx, const call *c, void *s
  * (m >= 1 was checked when it was made). Each is then replaced by its device words, which the kernels read. */
 static midint_status check_moduli(midint_context *ctx, call *c)
 {
+    int any = 0, all_f52 = 1;
     for (unsigned i = 0; i < c->info->nparams; i++) {
         const midint_param_info *p = &c->info->params[i];
         const midint_modulus *m = c->buf[i];
@@ -355,9 +356,12 @@ static midint_status check_moduli(midint_context *ctx, call *c)
         if ((p->rules & MIDINT_RULE_ODD) && !m->odd)
             return midint_fail(ctx, MIDINT_ERR_INVALID_ARGUMENT, "%s: %s is even; %s needs an odd modulus", c->fn,
                                p->name, c->info->name);
-        c->even_moduli |= !m->odd;
+        c->moduli |= m->odd ? 0u : MIDINT_MODULI_EVEN;
+        any = 1;
+        all_f52 &= m->f52;
         c->buf[i] = m->dev;
     }
+    c->moduli |= any && all_f52 ? MIDINT_MODULI_F52 : 0u;
     return MIDINT_OK;
 }
 
@@ -595,7 +599,7 @@ static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream
     void *tables = NULL; /* the twiddle tables of transform variants, made before anything is enqueued */
     midint_status st;
     if (!use_steps(ctx, c) && !c->composed &&
-        ((st = midint_dispatch(ctx, c->op, c->n, c->count, c->even_moduli, &v)) != MIDINT_OK ||
+        ((st = midint_dispatch(ctx, c->op, c->n, c->count, c->moduli, &v)) != MIDINT_OK ||
          (v->ntt_primes && (st = midint_ntt_table(ctx, &tables)) != MIDINT_OK)))
         return midint_fail(ctx, st, "%s: %s", c->fn, ctx->msg);
     return c->mode == MIDINT_MODE_DEVICE ? run_device(ctx, c, v, stream) : run_host(ctx, c, v, stream);

@@ -72,8 +72,9 @@ typedef struct midint_variant {
                               * 3 a thread per instance staged through shared memory (_t1) */
     uint32_t karatsuba;      /* Karatsuba levels over the register-resident pipeline (_kK); 0 otherwise */
     uint32_t grid;           /* grid variants: threads per block of their tile kernels (_gB); 0 otherwise */
-    uint32_t odd_moduli;     /* 1: serves odd moduli only, where its operation takes any (generator/space.py
-                              * OpFamily.odd_moduli); the call path sends even ones to the operation's other variants */
+    uint32_t refuses_moduli; /* the MIDINT_MODULI_* traits (dispatch.h) of the calls it leaves to the operation's other
+                              * variants: EVEN where it serves odd moduli only (generator/space.py OpFamily.odd_moduli),
+                              * F52 where another variant of its size takes them faster (space.cedes_f52) */
 } midint_variant;
 
 extern const midint_kernel midint_kernels[];
