@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import largest_bits, read_variants
+from conftest import ROOT, largest_bits, read_variants
 from python_support import ctx, midint, np, sizes_for  # noqa: F401  (ctx: fixture)
+
+sys.path.insert(0, str(ROOT))
+from generator.space import MOD_SHARED_F52_BITS  # noqa: E402
 
 CANARY = 0xDEADBEEF
 
@@ -326,11 +329,14 @@ def shared_operands(m, bits, rng, count):
 def test_mulmod_shared_ints(ctx):
     """a b mod m with one modulus for the batch, odd and even, at its edges (1, 3, 2^k - 1, 2^k, 2^k + 1, the
     largest, around 2^(bits - 32)), inputs at and above m; through ctx.mulmod_shared and ctx.mulmod given the Modulus
-    (every kernel path: Barrett, Montgomery, the division, and at 96 and 224 bits the padded kernel's division)."""
+    (every kernel path: Barrett, Montgomery, the division, and at 96 and 224 bits the padded kernel's division; on
+    CUDA at MOD_SHARED_F52_BITS Barrett in radix 2^52, from 2^(52 (K - 1)) where it starts to apply)."""
     rng = random.Random("mulmod_shared")
     for bits in sizes(ctx, "mulmod_shared") + [224]:
         w = 1 << (bits - 32)   # around 2^(bits - 32): where Barrett's reduction starts to apply (top word nonzero)
-        for m in dict.fromkeys(moduli(bits, rng) + [w - 1, w, w + 1, w * 0xFFFFFFFF]):
+        f = 1 << 52 * ((bits + 51) // 52 - 1)   # and where radix 2^52's does (the top limb of K nonzero)
+        edges = [w - 1, w, w + 1, w * 0xFFFFFFFF] + [f - 1, f, f + 1, 2 * f - 1] * (f > 1)
+        for m in dict.fromkeys(moduli(bits, rng) + [e for e in edges if 0 < e < 1 << bits]):
             mod = ctx.modulus(m, bits)
             assert (mod.bits, mod.odd) == (bits, bool(m & 1))
             a, b = shared_operands(m, bits, rng, 13), shared_operands(m, bits, rng, 13)[::-1]
@@ -372,17 +378,28 @@ def test_shared_arrays_in_place(ctx):
     assert da.to_ints() == want
 
 
+def f52_bits(ctx):
+    """The sizes where mulmod_shared's thread per instance takes Barrett in radix 2^52 (CUDA: space.MOD_SHARED_F52_BITS)
+    for the moduli that fill the object's top limb, which the lanes' Montgomery products then cede to it."""
+    return MOD_SHARED_F52_BITS if ctx.backend == "cuda" else ()
+
+
 def test_selected_variant_for_a_modulus(ctx):
-    """ctx.selected_variant(op, bits, count, modulus=): none and an odd Modulus answer the plain choice; an even one
-    names a variant that takes even moduli: forced, the call with it runs and is right (a variant for odd moduli only
-    refuses it). Where the plain choice is on lanes (`_wL`, L > 1: mulmod_shared's odd-only lanes), the even choice
-    differs. A Modulus of another context or a freed one is refused."""
+    """ctx.selected_variant(op, bits, count, modulus=): none and an odd Modulus answer the plain choice (at the radix
+    2^52 sizes, a short odd one: a full-width one goes to the thread per instance); an even one names a variant that
+    takes even moduli: forced, the call with it runs and is right (a variant for odd moduli only refuses it). Where the
+    plain choice is on lanes (`_wL`, L > 1: mulmod_shared's odd-only lanes), the even choice differs. A Modulus of
+    another context or a freed one is refused."""
     rng = random.Random("selected_modulus")
     for bits in [b for b in sizes(ctx, "mulmod_shared") if b <= 4096]:
         top = 1 << (bits - 1)
         odd, even = ctx.modulus(top | rng.getrandbits(bits - 1) | 1, bits), ctx.modulus(top | 6, bits)
         plain = ctx.selected_variant("mulmod_shared", bits, 64)
-        assert ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd) == plain
+        short = ctx.modulus(rng.getrandbits(bits // 2) | 1, bits)
+        assert ctx.selected_variant("mulmod_shared", bits, 64, modulus=short) == plain
+        short.free()
+        wide = ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd)
+        assert wide == plain if bits not in f52_bits(ctx) else wide.split("_")[-2] == "w1", (bits, wide, plain)
         chosen = ctx.selected_variant("mulmod_shared", bits, 64, modulus=even)
         if plain.split("_")[-2] != "w1":
             assert chosen != plain, (bits, plain)

@@ -329,7 +329,7 @@ class Context:
 
     def selected_variant(self, op, bits, count, modulus=None):
         """The variant a call (op, bits, count) would use now; with `modulus` (a Modulus of this context), for a call
-        taking it (its parity picks among the variants; without it, the choice for an odd modulus). "mul+mod" where
+        taking it (its parity and width pick among the variants; without it, the choice for a short odd modulus). "mul+mod" where
         mulmod runs as a product and its remainder (CUDA, 1024-32768 bits; docs/dispatch.md)."""
         if modulus is not None and (not isinstance(modulus, Modulus) or modulus.ctx is not self
                                     or modulus.handle is None):
