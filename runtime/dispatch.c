@@ -121,6 +121,17 @@ static variant_kind kind_of(const midint_variant *v)
                                                                                                 : KIND_CLASSICAL;
 }
 
+/* Whether v leaves a call of n words with these moduli traits to the operation's other variants. F52 only at v's own
+ * size: the thread per instance takes its radix-2^52 branch at a call of its kernel's words alone (kernel_mod_shared.j2),
+ * so a call of fewer words keeps the lanes. */
+static int refuses(const midint_variant *v, unsigned moduli, uint32_t n)
+{
+    unsigned r = v->refuses_moduli & moduli;
+    if (v->bits != 32u * n)
+        r &= ~MIDINT_MODULI_F52;
+    return r != 0;
+}
+
 /* The default rule's choice among the variants of one kind, or NULL. */
 static const midint_variant *default_choice(midint_context *ctx, midint_op op, uint32_t n, size_t count,
                                             unsigned moduli, variant_kind kind)
@@ -130,7 +141,7 @@ static const midint_variant *default_choice(midint_context *ctx, midint_op op, u
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
         if (!midint_variant_serves(v, op, ctx->ops->id, n) || !midint_variant_fits(ctx, v) || kind_of(v) != kind ||
-            (v->refuses_moduli & moduli))
+            refuses(v, moduli, n))
             continue;
         double cost = default_cost(rule_of(op), v, n, count);
         if (!best || v->bits < best->bits || (v->bits == best->bits && cost < best_cost)) {
@@ -213,7 +224,7 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
                            "sizes up to its own)", midint_op_name(op), 32u * n,
                            moduli & MIDINT_MODULI_EVEN ? " with an even modulus (some take odd ones only)" : "");
     const midint_variant *tuned = midint_tuning_lookup(ctx, op, n, count);
-    if (tuned && !(tuned->refuses_moduli & moduli)) {
+    if (tuned && !refuses(tuned, moduli, n)) {
         *out = tuned;
         return MIDINT_OK;
     }

@@ -6,7 +6,8 @@
 
 /* The traits of a call's modulus objects that some variants refuse (midint_variant.refuses_moduli): one of them is
  * even (the variants of odd moduli only), or every one takes Barrett's reduction in radix 2^52 (its flag in
- * runtime/modulus.h), which a variant of the size serves faster (the lanes' Montgomery products cede them). */
+ * runtime/modulus.h), which a variant of the size serves faster (the lanes' Montgomery products cede them, at a call
+ * of their own size only). */
 #define MIDINT_MODULI_EVEN 1u
 #define MIDINT_MODULI_F52 2u
 

@@ -400,6 +400,13 @@ def test_selected_variant_for_a_modulus(ctx):
         short.free()
         wide = ctx.selected_variant("mulmod_shared", bits, 64, modulus=odd)
         assert wide == plain if bits not in f52_bits(ctx) else wide.split("_")[-2] == "w1", (bits, wide, plain)
+        if bits in f52_bits(ctx):   # a call of fewer words keeps the lanes: the thread's radix 2^52 is at its own size
+            fewer = ctx.modulus((top >> 32) | rng.getrandbits(bits - 33) | 1, bits - 32)
+            assert (ctx.selected_variant("mulmod_shared", bits - 32, 64, modulus=fewer)
+                    == ctx.selected_variant("mulmod_shared", bits - 32, 64)), bits
+            a = shared_operands(fewer.value, bits - 32, rng, 9)
+            assert ctx.mulmod_shared(a, a[::-1], fewer) == [x * y % fewer.value for x, y in zip(a, a[::-1])]
+            fewer.free()
         chosen = ctx.selected_variant("mulmod_shared", bits, 64, modulus=even)
         if plain.split("_")[-2] != "w1":
             assert chosen != plain, (bits, plain)
