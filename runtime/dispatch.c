@@ -122,8 +122,8 @@ static variant_kind kind_of(const midint_variant *v)
 }
 
 /* Whether v leaves a call of n words with these moduli traits to the operation's other variants. F52 only at v's own
- * size: the thread per instance takes its radix-2^52 branch at a call of its kernel's words alone (kernel_mod_shared.j2),
- * so a call of fewer words keeps the lanes. */
+ * size: the thread per instance takes its radix-2^52 branch at a call of its kernel's words alone
+ * (kernel_mod_shared.j2), so a call of fewer words keeps the lanes. */
 static int refuses(const midint_variant *v, unsigned moduli, uint32_t n)
 {
     unsigned r = v->refuses_moduli & moduli;

@@ -17,7 +17,8 @@ midint_status midint_dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
                               const midint_variant **out);
 
 /* midint_selected_variant's answer (its checks of the arguments too) for a call whose modulus object has the
- * MIDINT_MODULI_* traits `moduli` (0: odd, or none); midint_selected_variant_modulus (modulus.c) passes its object's. */
+ * MIDINT_MODULI_* traits `moduli` (0: odd, or none); midint_selected_variant_modulus (modulus.c) passes its
+ * object's. */
 const char *midint_selected_variant_for(midint_context *ctx, midint_op op, unsigned bits, size_t count,
                                         unsigned moduli);
 

@@ -102,9 +102,9 @@ static void f52_constants(uint32_t *w, const uint32_t *m, unsigned n, uint32_t *
     memcpy(w + at, limbs, (2 * k + 1) * sizeof(double));
 }
 
-/* The words MIDINT_MODULUS_WORDS describes, and scratch after them (modulus_scratch_words). R mod m and R^2 mod m by 2 bits
- * doublings of 1 mod m: 2 bits n word steps (for 8192 bits 4 M, a few milliseconds, once per modulus), exact for every
- * m without a division; mu by a division of the same cost. */
+/* The words MIDINT_MODULUS_WORDS describes, and scratch after them (modulus_scratch_words). R mod m and R^2 mod m by
+ * 2 bits doublings of 1 mod m: 2 bits n word steps (for 8192 bits 4 M, a few milliseconds, once per modulus), exact
+ * for every m without a division; mu by a division of the same cost; the radix-2^52 constants (f52_constants). */
 static void precompute(uint32_t *w, const uint32_t *m, unsigned n, unsigned bits)
 {
     uint32_t *x = w + n, *r2 = w + 2 * n, *t = w + MIDINT_MODULUS_WORDS(n);
@@ -210,8 +210,8 @@ const char *midint_selected_variant_modulus(midint_context *ctx, midint_op op, u
                     "midint_selected_variant_modulus: mod was made on another context");
         return NULL;
     }
-    return midint_selected_variant_for(ctx, op, bits, count,
-                                       !mod ? 0u : (mod->odd ? 0u : MIDINT_MODULI_EVEN) | (mod->f52 ? MIDINT_MODULI_F52 : 0u));
+    const unsigned traits = !mod ? 0u : (mod->odd ? 0u : MIDINT_MODULI_EVEN) | (mod->f52 ? MIDINT_MODULI_F52 : 0u);
+    return midint_selected_variant_for(ctx, op, bits, count, traits);
 }
 
 void midint_modulus_free(midint_modulus *mod)

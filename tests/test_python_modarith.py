@@ -334,7 +334,7 @@ def test_mulmod_shared_ints(ctx):
     rng = random.Random("mulmod_shared")
     for bits in sizes(ctx, "mulmod_shared") + [224]:
         w = 1 << (bits - 32)   # around 2^(bits - 32): where Barrett's reduction starts to apply (top word nonzero)
-        f = 1 << 52 * ((bits + 51) // 52 - 1)   # and where radix 2^52's does (the top limb of K nonzero)
+        f = 1 << 52 * ((bits + 51) // 52 - 1)   # and where radix 2^52's does (m above 2^(52 (K - 1)))
         edges = [w - 1, w, w + 1, w * 0xFFFFFFFF] + [f - 1, f, f + 1, 2 * f - 1] * (f > 1)
         for m in dict.fromkeys(moduli(bits, rng) + [e for e in edges if 0 < e < 1 << bits]):
             mod = ctx.modulus(m, bits)
