@@ -8,7 +8,7 @@ import jinja2
 
 from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import cedes_f52, family_of, padded_words, shared_bytes
+from .space import MOD_SHARED_F52_BITS, cedes_f52, family_of, padded_words, shared_bytes
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -213,7 +213,7 @@ def render_all(variants: list, sizes: list, exprs=()) -> dict[str, str]:
         candidate_sets=sets,
         op_c=lambda op: f"MIDINT_OP_EXPR0 + {expr_ops.index(op)}" if op in expr_ops else ops.c_enum(ops.BY_NAME[op]),
         ntt_primes=ntt.find_primes(max(ntt.PRIME_SET_SIZES)), ntt_table_length=ntt_plan.TABLE_LENGTH,
-        grid=grid_plan)
+        f52_max_bits=max(MOD_SHARED_F52_BITS, default=0), grid=grid_plan)
     files.update(render_ops(env))
     files["SIZES"] = ",".join(str(s) for s in sizes) + "\n"
     files["EXPRS"] = ",".join(e.source for e in exprs) + "\n"   # reused, like SIZES, when templates change

@@ -998,7 +998,7 @@ def cedes_f52(v: Variant) -> bool:
     """Does v leave to its size's mods variant the moduli that take Barrett's reduction in radix 2^52 (the lanes' two
     Montgomery products of mulmod_shared, where mod_shared_f52 holds for mods at that size: 1633 against 2640 M/s)?"""
     fam = family_of(v)
-    return bool(fam and fam.name == "modlm" and v.backend == "cuda" and v.bits in MOD_SHARED_F52_BITS)
+    return bool(fam and fam.name == "modlm" and mod_shared_f52(v))
 
 
 # A modulus shared by the batch (templates/kernel_mod_shared.j2 over lib_modshared.j2): the modt family's shape and

@@ -5,6 +5,7 @@
 
 #include "dispatch.h"
 #include "modulus.h"
+#include "registry.h"
 
 /* x = 2 x mod m for x < m (n words): the doubled value is below 2m, so one subtraction of m reduces it. */
 static void double_mod(uint32_t *x, const uint32_t *m, uint32_t *t, unsigned n)
@@ -78,28 +79,28 @@ static double limb52(const uint32_t *x, unsigned xw, unsigned j)
     return (double)v;
 }
 
-/* The radix-2^52 Barrett constants (modulus.h) into w: for n <= MIDINT_MODULUS_F52_MAX_WORDS and m > 2^(52 (K - 1)),
- * m's K limbs and floor(2^(104 K) / m)'s K + 1 (below 2^(52 (K + 1)) as m > 2^(52 (K - 1))). q: the quotient's
- * words (modulus_scratch_words); rem: as power_quotient's. */
+/* The radix-2^52 Barrett constants (modulus.h) into w: for objects of at most midint_modulus_f52_max_bits (the
+ * generator's sizes of that kernel branch) and m > 2^(52 (K - 1)), m's K limbs and floor(2^(104 K) / m)'s K + 1
+ * (below 2^(52 (K + 1)) as m > 2^(52 (K - 1))). q: the quotient's words (modulus_scratch_words); rem: as
+ * power_quotient's. */
 static void f52_constants(uint32_t *w, const uint32_t *m, unsigned n, uint32_t *q, uint32_t *rem)
 {
-    const unsigned k = MIDINT_MODULUS_F52_LIMBS(n), at = MIDINT_MODULUS_F52_AT(n), qw = (52 * (k + 1) + 31) / 32;
-    double limbs[2 * MIDINT_MODULUS_F52_LIMBS(MIDINT_MODULUS_F52_MAX_WORDS) + 1];
+    const unsigned k = MIDINT_MODULUS_F52_LIMBS(n), qw = (52 * (k + 1) + 31) / 32;
+    uint32_t *limbs = w + MIDINT_MODULUS_F52_AT(n); /* doubles, two words each */
     unsigned bits = 32 * n;
     while (bits > 0 && !(m[(bits - 1) / 32] >> ((bits - 1) % 32) & 1u))
         bits--;
     /* m = 2^(52 (K - 1)) exactly makes mu 2^(52 (K + 1)), a limb more: that m keeps the other branches */
-    int applies = n <= MIDINT_MODULUS_F52_MAX_WORDS && bits > 52 * (k - 1) &&
+    int applies = 32 * n <= midint_modulus_f52_max_bits && bits > 52 * (k - 1) &&
                   power_quotient(q, qw, 104 * k, m, n, rem) && limb52(q, qw, k + 1) == 0;
     memset(w + 4 * n + 4, 0, (MIDINT_MODULUS_WORDS(n) - (4 * n + 4)) * 4u);
     if (!applies)
         return;
-    for (unsigned j = 0; j < k; j++)
-        limbs[j] = limb52(m, n, j);
-    for (unsigned j = 0; j <= k; j++)
-        limbs[k + j] = limb52(q, qw, j);
+    for (unsigned j = 0; j <= 2 * k; j++) { /* m's K limbs, then mu's K + 1 */
+        const double v = j < k ? limb52(m, n, j) : limb52(q, qw, j - k);
+        memcpy(limbs + 2 * j, &v, sizeof v);
+    }
     w[4 * n + 4] = 1;
-    memcpy(w + at, limbs, (2 * k + 1) * sizeof(double));
 }
 
 /* The words MIDINT_MODULUS_WORDS describes, and scratch after them (modulus_scratch_words). R mod m and R^2 mod m by

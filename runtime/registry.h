@@ -87,6 +87,10 @@ typedef struct midint_ntt_prime {
 extern const midint_ntt_prime midint_ntt_primes[];
 extern const size_t midint_ntt_prime_count;
 extern const uint32_t midint_ntt_table_length;
+/* The largest size whose mulmod_shared kernel has the branch of Barrett in radix 2^52 (generator/space.py
+ * MOD_SHARED_F52_BITS; 0: none): modulus objects up to it carry its constants (modulus.h; their bit-by-bit division
+ * costs 104 K n word steps, so larger objects are spared it). */
+extern const uint32_t midint_modulus_f52_max_bits;
 
 /* The grid NTT's constants (generator/grid_plan.py): where its tables sit in the twiddle buffer (in (value,
  * quotient) pairs), and its transform lengths. */
