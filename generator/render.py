@@ -8,7 +8,7 @@ import jinja2
 
 from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import MOD_SHARED_F52_BITS, cedes_f52, family_of, padded_words, shared_bytes
+from .space import MOD_SHARED_F52_BITS, cedes_f52, family_of, mulmod_f49, padded_words, shared_bytes
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -89,6 +89,11 @@ class Entry:
         """runtime/registry.h's refuses_moduli: 1 (MIDINT_MODULI_EVEN) for odd moduli only, 2 (MIDINT_MODULI_F52)
         where it cedes the moduli that another variant's Barrett in radix 2^52 takes (space.cedes_f52)."""
         return (1 if self.odd_moduli else 0) | (2 if cedes_f52(self.v) else 0)
+
+    @property
+    def f49(self) -> int:
+        """runtime/registry.h's f49: 1 where its mulmod divides in radix 2^49 for wide moduli (space.mulmod_f49)."""
+        return int(mulmod_f49(self.v))
 
 
 def variant_line(e: Entry) -> str:

@@ -10,6 +10,10 @@
  * of their own size only). */
 #define MIDINT_MODULI_EVEN 1u
 #define MIDINT_MODULI_F52 2u
+/* A trait of a call's per-instance moduli (mulmod's m, ops.c's check_instances): some instance's modulus has its top
+ * word below 2^8 (fewer than bits - 24 bits), which the radix-2^49 division of a mulmod kernel (registry f49) leaves
+ * to its thread's division on words; such a batch composes mul and mod instead (midint_composed_applies). */
+#define MIDINT_MODULI_NARROW 4u
 
 /* Choose the variant for a call of n words and `count` instances (moduli: the MIDINT_MODULI_* traits of its modulus
  * objects); on failure the message is set. */
@@ -38,11 +42,11 @@ const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op 
 midint_status midint_find_max_bits(midint_context *ctx);
 
 /* Whether op at `bits` for `count` instances runs as two other operations (ops.c's run_composed: mulmod as mul then
- * mod), by
- * the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a variant of
- * op is forced, nor where the temporary passes the workspace cap. midint_selected_variant then says
- * MIDINT_COMPOSED_NAME. */
-int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count);
+ * mod), by the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a
+ * variant of op is forced, nor where the temporary passes the workspace cap, nor (the hook aside) where op's variant of
+ * exactly these bits divides in radix 2^49 (registry f49) and `moduli` (MIDINT_MODULI_*) has no NARROW modulus.
+ * midint_selected_variant then says MIDINT_COMPOSED_NAME. */
+int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli);
 #define MIDINT_COMPOSED_NAME "mul+mod"
 /* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
 #define MIDINT_BIGDIV_NAME "newton"

@@ -253,7 +253,8 @@ static midint_status check_scalars(midint_context *ctx, const call *c)
 /* The first instance of buffer i that breaks its rule (c->count when none): on host memory by a scan; on the
  * device by the check kernel (templates/kernel_check.j2), at most 2^31 instances per launch, each launch's answer one
  * word read back after waiting for the stream, so a device call moves 4 bytes to the host, not the buffer. */
-static midint_status first_bad_instance(midint_context *ctx, const call *c, unsigned i, void *stream, size_t *bad)
+static midint_status first_bad_instance(midint_context *ctx, const call *c, unsigned i, void *stream, size_t *bad,
+                                        int *narrow)
 {
     const midint_param_info *p = &c->info->params[i];
     size_t words = (size_t)words_of(c, i);
@@ -267,6 +268,8 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
                 any |= x[j];
             if (!any || ((p->rules & MIDINT_RULE_ODD) && !(x[0] & 1u)))
                 *bad = k;
+            if (narrow && !(x[words - 1] >> 8))
+                *narrow = 1;
         }
         return MIDINT_OK;
     }
@@ -274,12 +277,12 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
     midint_status st = MIDINT_OK;
     if (!k)
         return midint_fail(ctx, MIDINT_ERR_DEVICE, "no check kernel for the %s backend (make gen)", ctx->ops->name);
-    if (!ctx->check_flag && (st = ctx->ops->alloc(ctx, 4, &ctx->check_flag)) != MIDINT_OK)
+    if (!ctx->check_flag && (st = ctx->ops->alloc(ctx, 8, &ctx->check_flag)) != MIDINT_OK)
         return st;
     const size_t step = (size_t)1 << 31;
     for (size_t first = 0; first < c->count && *bad == c->count && st == MIDINT_OK; first += step) {
         size_t m = c->count - first < step ? c->count - first : step;
-        uint32_t flag = UINT32_MAX;
+        uint32_t flag[2] = {UINT32_MAX, 1u};   /* the first bad instance; 0 in the second where one is narrow */
         midint_launch l;
         memset(&l, 0, sizeof l);
         l.r = ctx->check_flag;
@@ -287,21 +290,26 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
         l.count = first + m;
         l.inst0 = first;
         l.n = (uint32_t)words;
-        l.x0 = p->rules & MIDINT_RULE_ODD ? 2u : 1u;
+        l.x0 = (p->rules & MIDINT_RULE_ODD ? 2u : 1u) | (narrow ? 4u : 0u);
         l.grid = (m + k->block - 1) / k->block;
         /* the kernel runs on the call's stream, after the stream's writes to the buffer: no wait before it */
-        if ((st = ctx->ops->upload(ctx, ctx->check_flag, &flag, 4)) == MIDINT_OK &&
+        if ((st = ctx->ops->upload(ctx, ctx->check_flag, flag, 8)) == MIDINT_OK &&
             (st = ctx->ops->launch(ctx, k, &l, stream)) == MIDINT_OK &&
             (st = ctx->ops->synchronize(ctx, stream)) == MIDINT_OK &&
-            (st = ctx->ops->download(ctx, &flag, ctx->check_flag, 4)) == MIDINT_OK && flag != UINT32_MAX)
-            *bad = first + flag;
+            (st = ctx->ops->download(ctx, flag, ctx->check_flag, 8)) == MIDINT_OK) {
+            if (flag[0] != UINT32_MAX)
+                *bad = first + flag[0];
+            if (narrow && !flag[1])
+                *narrow = 1;
+        }
     }
     return st;
 }
 
 /* Buffers whose every instance must be nonzero or odd (divisors, moduli). The message names the first bad instance;
- * nothing has been written. */
-static midint_status check_instances(midint_context *ctx, const call *c, void *stream)
+ * nothing has been written. mulmod's moduli also give the call's MIDINT_MODULI_NARROW trait (dispatch.h), which
+ * decides between its kernel and mul then mod. */
+static midint_status check_instances(midint_context *ctx, call *c, void *stream)
 {
     char b1[64];
     for (unsigned i = 0; i < c->info->nparams; i++) {
@@ -309,7 +317,10 @@ static midint_status check_instances(midint_context *ctx, const call *c, void *s
         if (!is_batch(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
             continue;
         size_t bad;
-        midint_status st = first_bad_instance(ctx, c, i, stream, &bad);
+        int narrow = 0;
+        midint_status st = first_bad_instance(ctx, c, i, stream, &bad, c->op == MIDINT_OP_MULMOD ? &narrow : NULL);
+        if (narrow)
+            c->moduli |= MIDINT_MODULI_NARROW;
         if (st != MIDINT_OK)
             return midint_fail(ctx, st, "%s: checking %s: %s", c->fn, label(c, i, b1, sizeof b1), ctx->msg);
         if (bad == c->count)
@@ -586,7 +597,7 @@ midint_status midint_op_entry(midint_context *ctx, midint_op op, size_t count, u
     midint_status st = check_call(ctx, &c, stream);
     if (st != MIDINT_OK)
         return st;
-    c.composed = midint_composed_applies(ctx, op, bits, count)                      ? COMPOSED_MULMOD
+    c.composed = midint_composed_applies(ctx, op, bits, count, c.moduli)            ? COMPOSED_MULMOD
                  : midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op]) ? COMPOSED_BIGDIV
                                                                                   : COMPOSED_NONE;
     return dispatch_and_run(ctx, &c, stream);
@@ -695,7 +706,8 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
     call c;
     make_call(&c, &midint_op_infos[op], op, count, bits, NULL, NULL, MIDINT_MODE_DEVICE, fn);
     midint_status st = check_bits(ctx, &c);
-    if (st == MIDINT_OK && midint_composed_applies(ctx, op, bits, count)) {
+    /* the moduli unseen: as if one were narrow, the most the call may need */
+    if (st == MIDINT_OK && midint_composed_applies(ctx, op, bits, count, MIDINT_MODULI_NARROW)) {
         *bytes = midint_composed_bytes(bits, count);   /* the product between the two parts */
         return MIDINT_OK;
     }

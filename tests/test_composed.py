@@ -72,3 +72,34 @@ def test_mulmod_composed_workspace_and_cap(backend, monkeypatch):
             assert ctx.mulmod(a, b, m, bits=bits) == want
         finally:
             ctx.set_workspace_bytes(1 << 30)
+
+
+def test_mulmod_wide_moduli_take_the_kernel_on_cuda():
+    """On CUDA at 1024 bits (space.MULMOD_F49_BITS) mulmod's kernel divides in radix 2^49 the instances whose modulus
+    has at least 1000 bits, faster than mul then mod: a batch with no narrower modulus runs the kernel, one with a
+    narrower modulus (the MIDINT_MODULI_NARROW trait, ops.c's check_instances) is composed as before; both exact, on
+    host and device calls. selected_variant, which sees no moduli, answers for full-width ones."""
+    require_backend("cuda")
+    bits = 1024
+    own = [v["name"] for v in read_variants() if v["backend"] == "cuda" and v["op"] == "mulmod" and v["bits"] == bits]
+    if not own:
+        pytest.skip("no 1024-bit CUDA mulmod in this build")
+    with midint.Context("cuda") as ctx:
+        assert ctx.selected_variant("mulmod", bits, 7) == own[0]
+        wider = [v["bits"] for v in read_variants() if v["backend"] == "cuda" and v["op"] == "mulmod"
+                 and 2048 <= v["bits"] <= 32768]
+        if wider:
+            assert ctx.selected_variant("mulmod", wider[0], 7) == "mul+mod"
+        top = (1 << bits) - 1
+        wide = [top, 1 << 1000, (1 << 1000) + (1 << 999) - 1, (1 << 1023) + 1, top - (1 << 975), (1 << 1023) | 12345]
+        a = [top, top, 1 << 1023, (1 << 1000) - 1, 0, top - 2]
+        b = [top, (1 << 1000) + 5, top, (1 << 1001) + 3, top, 7]
+        want = [x * y % z for x, y, z in zip(a, b, wide)]
+        assert ctx.mulmod(a, b, wide, bits=bits) == want
+        narrow = wide[:3] + [(1 << 999) - 1, 3, (1 << 1000) - 1]   # below 2^1000: the composition
+        want = [x * y % z for x, y, z in zip(a, b, narrow)]
+        assert ctx.mulmod(a, b, narrow, bits=bits) == want
+    cases = [f"mulmod {bits} 4099 {p} {97 + k} {mode} none" for k, p in enumerate(("random", "mixed", "max"))
+             for mode in ("host", "device")]
+    proc = run_driver(["--backend", "cuda"], cases)
+    assert_all_ok(proc, cases)

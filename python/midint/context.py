@@ -330,7 +330,8 @@ class Context:
     def selected_variant(self, op, bits, count, modulus=None):
         """The variant a call (op, bits, count) would use now; with `modulus` (a Modulus of this context), for a call
         taking it (its parity and width pick among the variants; without it, the choice for a short odd modulus). "mul+mod" where
-        mulmod runs as a product and its remainder (CUDA, 1024-32768 bits; docs/dispatch.md)."""
+        mulmod runs as a product and its remainder (CUDA, 1024-32768 bits, except at 1024 bits for moduli of at least
+        1000 bits, which this answer assumes; docs/dispatch.md)."""
         if modulus is not None and (not isinstance(modulus, Modulus) or modulus.ctx is not self
                                     or modulus.handle is None):
             raise value_error(f"selected_variant: modulus={modulus!r} is not a live Modulus of this context",

@@ -1,0 +1,124 @@
+"""mulmod's division in radix 2^49 on the FP64 pipe (lib_mulmod_f49.j2, CUDA) modelled in Python, so that CI (no GPU)
+checks its arithmetic: the exact split of a limb product into two bit patterns (integers here), the remainder's
+unnormalized limbs, each digit's estimate by the same IEEE double operations (an fma rounded once, through
+fractions), the bias of 2 and of 2^-10, and the final subtraction. The model asserts the bounds the template's header
+argues (every q M[i] below 2^101, q never above the true digit, the digits below 4.3 beta, R below 2m at the end) on
+adversarial and random moduli of the widths the branch takes; the GPU tests (test_variants' mulmod) check the kernel."""
+
+import math
+import random
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MASK49 = (1 << 49) - 1
+TWO49 = float(1 << 49)
+
+
+def fma(a, b, c):
+    """a b + c rounded once to the nearest double, as the FP64 unit's fma."""
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+def limbs(x, k):
+    return [(x >> (49 * i)) & MASK49 for i in range(k)]
+
+
+def to_i64(v):
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+def mulmod_f49(a, b, m, words, bias=2.0):
+    """The template's mf49_mulmod on Python integers: the product's limbs, then the digits K .. 0 (less `bias`) and 0
+    again."""
+    k = (32 * words + 48) // 49
+    assert m >> (32 * words - 24), "the branch takes moduli of at least 32 words - 24 bits"
+    A, B, M = limbs(a, k), limbs(b, k), limbs(m, k)
+    x = a * b
+    R = limbs(x, 2 * k) + [0, 0]   # the template's offs[k] - S[k]: exact integers here, unnormalized below
+    assert sum(r << (49 * i) for i, r in enumerate(R)) == x
+    inv = TWO49 / fma(float(M[k - 1]), TWO49, float(M[k - 2]))
+    for step in range(k + 2):
+        j = k - step if step <= k else 0
+        t = to_i64((R[j + k + 1] << 49) + R[j + k])   # 64-bit wrapping, as the kernel
+        rhat = fma(float(t), TWO49, float(R[j + k - 1]))
+        q = max(math.floor(fma(rhat, inv, -bias if step <= k else -2.0 ** -10)), 0)
+        rest = sum(r << (49 * i) for i, r in enumerate(R))
+        exact = Fraction(rest, m << (49 * j))
+        assert q <= exact, "an estimate above the true digit would leave R negative"
+        assert exact < Fraction(43, 10) * (1 << 49) if step <= k else exact < 5
+        for i in range(k):   # R -= q m beta^j, limb by limb as the split's two parts
+            p = q * M[i]
+            assert p < 1 << 101, "the split needs q M[i] < 2^101"
+            R[j + i] -= p & MASK49
+            R[j + i + 1] -= p >> 49
+            assert abs(R[j + i]) < 1 << 57 and abs(R[j + i + 1]) < 1 << 57
+    r = sum(v << (49 * i) for i, v in enumerate(R))
+    assert 0 <= r < 2 * m
+    return r - m if r >= m else r
+
+
+def moduli(words, rng):
+    bits = 32 * words
+    lo = bits - 24
+    yield (1 << bits) - 1
+    yield (1 << (bits - 1)) + 1
+    yield 1 << lo                                   # the smallest the branch takes
+    yield (1 << lo) + (1 << (lo - 1)) - 1
+    yield (1 << bits) - (1 << 975) + 1              # a long run of ones on top
+    yield (1 << lo) | 1
+    for _ in range(6):
+        yield rng.getrandbits(bits) | (1 << (bits - 1))
+    for _ in range(6):
+        w = lo + 1 + rng.randrange(bits - lo)
+        yield rng.getrandbits(w) | (1 << (w - 1))
+
+
+def operands(m, bits, rng):
+    top = (1 << bits) - 1
+    yield top, top
+    yield m - 1, m - 1
+    yield 0, top
+    yield 1, m - 1
+    yield m, m + 1 if m + 1 <= top else m
+    yield top, m - 1
+    yield 1 << (bits - 1), (1 << (bits - 1)) + 1
+    for _ in range(4):
+        yield rng.getrandbits(bits), rng.getrandbits(bits)
+
+
+def test_template_constants_match_the_model():
+    """The template's patterns and constants: 2^101 for the high part's binade (ulp 2^49), 2^101 + 2^52 for the low
+    part's, the exponent fields 0x464 and 0x433, the biases."""
+    src = (ROOT / "templates" / "lib_mulmod_f49.j2").read_text()
+    assert "#define MF49_LO (0x433ull << 52)" in src and "#define MF49_HI (0x464ull << 52)" in src
+    assert float(re.search(r"#define MF49_TWO101 ([0-9.]+)", src).group(1)) == 2.0 ** 101
+    assert float(re.search(r"#define MF49_TWO101_52 ([0-9.]+)", src).group(1)) == 2.0 ** 101 + 2.0 ** 52
+    assert "-2.0 : -0.0009765625" in src   # the digits' bias and the second pass's 2^-10
+    assert 0x464 == 1023 + 101 and 0x433 == 1023 + 52
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mulmod_f49_model_against_python(seed):
+    rng = random.Random(seed)
+    words, bits = 32, 1024
+    n = 0
+    for m in moduli(words, rng):
+        for a, b in operands(m, bits, rng):
+            assert mulmod_f49(a, b, m, words) == a * b % m, (hex(a), hex(b), hex(m))
+            n += 1
+    assert n == 18 * 11
+
+
+def test_model_catches_a_wrong_bias():
+    """Without the bias an estimate passes the true digit (R would go negative): the model's bounds catch it, so this
+    test's checks can fail."""
+    rng = random.Random(7)
+    m = (1 << 1024) - 1
+    with pytest.raises(AssertionError, match="above the true digit"):
+        for _ in range(50):
+            mulmod_f49(rng.getrandbits(1024), rng.getrandbits(1024), m, 32, bias=0.0)
