@@ -8,7 +8,8 @@ import jinja2
 
 from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import MOD_SHARED_F52_BITS, cedes_f52, family_of, mulmod_f49, padded_words, shared_bytes
+from .space import (MOD_SHARED_F52_BITS, cedes_f52, f49_min_bits, family_of, mulmod_f49, padded_words,
+                    shared_bytes)
 from .variant import Variant
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -92,8 +93,9 @@ class Entry:
 
     @property
     def f49(self) -> int:
-        """runtime/registry.h's f49: 1 where its mulmod divides in radix 2^49 for wide moduli (space.mulmod_f49)."""
-        return int(mulmod_f49(self.v))
+        """runtime/registry.h's f49: where its mulmod divides in radix 2^49 (space.mulmod_f49), the smallest modulus it
+        takes so, in bits (space.f49_min_bits); 0 otherwise."""
+        return f49_min_bits(self.v.words) if mulmod_f49(self.v) else 0
 
 
 def variant_line(e: Entry) -> str:

@@ -777,7 +777,8 @@ MOD_THREAD = OpFamily(
     render_context=lambda v: {"rows": mod_rows(v),
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
-                              "arrays": mod_scratch.kernel_arrays(v.op, v.words), "f49": mulmod_f49(v)},
+                              "arrays": mod_scratch.kernel_arrays(v.op, v.words),
+                              "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -995,29 +996,40 @@ def mod_shared_f52(v: Variant) -> bool:
 
 
 # mulmod with a modulus per instance by schoolbook division in radix 2^49 on the FP64 pipe (templates/
-# lib_mulmod_f49.j2), a thread per instance, CUDA, at these sizes, for moduli of at least bits - 24 bits (the others,
-# and calls of fewer words, take the thread's division on words; the runtime composes mul and mod for a batch with
-# such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances (tuning/results/h200-2026-11-29-s33, the spike
-# school_f49.cu): 1024 bits 1.62 ms (2590 M/s) against mul then mod's 2.7 ms and mul's 0.73.
-MULMOD_F49_BITS = (1024,)
+# lib_mulmod_f49.j2), a thread per instance, CUDA, at these sizes, for moduli of at least f49_min_bits (the others,
+# and calls of fewer words, take the thread's division on words; where the runtime composes mul and mod, at 1024 bits,
+# it does so for a batch with such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances (tuning/results/
+# h200-2026-11-29-s33, the spike school_f49.cu): 1024 bits 1.62 ms (2590 M/s) against mul then mod's 2.7 ms and
+# mul's 0.73. Above 1024 bits a thread's registers do not hold the limbs; 256 bits leave the top limb too few bits.
+MULMOD_F49_BITS = (384, 512, 1024)
+
+
+def f49_limbs(words: int) -> int:
+    """K, the limbs of 49 bits that hold `words` words."""
+    return (32 * words + 48) // 49
+
+
+def f49_min_bits(words: int) -> int:
+    """The smallest modulus (as a power of two) the branch takes at `words` words: its top limb at least 2^20, so
+    that the limbs a digit's estimate leaves out weigh below 2^-12 of a unit (1000 bits at 1024, 510 at 512)."""
+    return 49 * (f49_limbs(words) - 1) + 20
 
 
 def f49_bounds_hold(words: int) -> bool:
-    """Do lib_mulmod_f49.j2's bounds hold at `words` words (K limbs of 49 bits, moduli of at least 32 words - 24
-    bits)? The top limb at least 2^20 (the limbs an estimate leaves out below 2^-12 of a unit), the product within
-    2K limbs, the first digit (x / (m beta^K)) below 2^46 and the remainder after it below beta^(K+1)."""
-    bits = 32 * words
-    k = (bits + 48) // 49
-    wide = bits - 24                       # m >= 2^wide
-    return (wide >= 49 * (k - 1) + 20 and 2 * bits <= 49 * 2 * k
-            and 2 * bits - wide - 49 * k <= 46 and bits + 3 <= 49 * (k + 1))
+    """Do lib_mulmod_f49.j2's bounds hold at `words` words? Moduli from f49_min_bits exist below 2^(32 words), and
+    the top word tells them (the runtime's test, ops.c's check_instances, and the kernel's read that word alone); the
+    product fits 2K limbs; the first digit (x / (m beta^K)) is below 2^46; the remainder's unnormalized limbs stay
+    below 2^57 (a limb and K + 2 digits' two parts, below 2^49 and 2^52 each)."""
+    bits, k, wide = 32 * words, f49_limbs(words), f49_min_bits(words)
+    return (bits - 32 <= wide < bits <= 49 * k and 2 * bits - wide - 49 * k <= 46
+            and 2 ** 49 + (k + 2) * (2 ** 52 + 2 ** 49) < 2 ** 57)
 
 
 assert all(f49_bounds_hold(b // 32) for b in MULMOD_F49_BITS), "MULMOD_F49_BITS outside the f49 bounds"
 
 
 def mulmod_f49(v: Variant) -> bool:
-    """Does v's mulmod take the division in radix 2^49 for moduli that fill the top word to within 24 bits?"""
+    """Does v's mulmod take the division in radix 2^49 for moduli of at least f49_min_bits?"""
     return v.op == "mulmod" and v.backend == "cuda" and v.bits in MULMOD_F49_BITS
 
 

@@ -285,13 +285,12 @@ static int op_forced(const midint_context *ctx, midint_op op)
     return 0;
 }
 
-/* A variant of op of exactly `bits` on this device whose kernel divides in radix 2^49 (registry f49). */
-static int own_f49(const midint_context *ctx, midint_op op, unsigned bits)
+unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits)
 {
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
-        if (v->f49 && v->bits == bits && midint_variant_serves(v, op, ctx->ops->id, bits / 32u))
-            return 1;
+        if (v->f49 && v->bits == bits && midint_variant_serves(v, MIDINT_OP_MULMOD, ctx->ops->id, bits / 32u))
+            return v->f49;
     }
     return 0;
 }
@@ -303,7 +302,7 @@ int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bi
         return 0;
     if (ctx->hooks.composed)
         return 1;
-    if (!(moduli & MIDINT_MODULI_NARROW) && own_f49(ctx, op, bits))
+    if (!(moduli & MIDINT_MODULI_NARROW) && midint_mulmod_f49_min_bits(ctx, bits))
         return 0;   /* every modulus wide: the kernel's radix-2^49 division beats mul then mod (1.62 against 2.7 ms) */
     for (size_t i = 0; i < sizeof COMPOSED_MULMOD / sizeof COMPOSED_MULMOD[0]; i++)
         if (COMPOSED_MULMOD[i].backend == ctx->ops->id && bits >= COMPOSED_MULMOD[i].min_bits &&

@@ -10,9 +10,10 @@
  * of their own size only). */
 #define MIDINT_MODULI_EVEN 1u
 #define MIDINT_MODULI_F52 2u
-/* A trait of a call's per-instance moduli (mulmod's m, ops.c's check_instances): some instance's modulus has its top
- * word below 2^8 (fewer than bits - 24 bits), which the radix-2^49 division of a mulmod kernel (registry f49) leaves
- * to its thread's division on words; such a batch composes mul and mod instead (midint_composed_applies). */
+/* A trait of a call's per-instance moduli (mulmod's m, ops.c's check_instances): some instance's modulus is below
+ * 2^f49, the least the radix-2^49 division of the mulmod kernel of the call's size takes (registry f49,
+ * midint_mulmod_f49_min_bits); the kernel leaves it to its thread's division on words, so where mul then mod would
+ * run, such a batch composes (midint_composed_applies). */
 #define MIDINT_MODULI_NARROW 4u
 
 /* Choose the variant for a call of n words and `count` instances (moduli: the MIDINT_MODULI_* traits of its modulus
@@ -47,6 +48,10 @@ midint_status midint_find_max_bits(midint_context *ctx);
  * exactly these bits divides in radix 2^49 (registry f49) and `moduli` (MIDINT_MODULI_*) has no NARROW modulus.
  * midint_selected_variant then says MIDINT_COMPOSED_NAME. */
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli);
+
+/* The registry's f49 of the mulmod variant of exactly `bits` on this device (the least modulus, in bits, its
+ * radix-2^49 branch takes), or 0 where it has none. */
+unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits);
 #define MIDINT_COMPOSED_NAME "mul+mod"
 /* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
 #define MIDINT_BIGDIV_NAME "newton"

@@ -252,9 +252,11 @@ static midint_status check_scalars(midint_context *ctx, const call *c)
 
 /* The first instance of buffer i that breaks its rule (c->count when none): on host memory by a scan; on the
  * device by the check kernel (templates/kernel_check.j2), at most 2^31 instances per launch, each launch's answer one
- * word read back after waiting for the stream, so a device call moves 4 bytes to the host, not the buffer. */
+ * word read back after waiting for the stream, so a device call moves 4 bytes to the host, not the buffer. Where
+ * `narrow` is given, it is also set where some instance's top word has no bit from top_shift up (and left alone
+ * otherwise): the device's answer then has a second word. */
 static midint_status first_bad_instance(midint_context *ctx, const call *c, unsigned i, void *stream, size_t *bad,
-                                        int *narrow)
+                                        unsigned top_shift, int *narrow)
 {
     const midint_param_info *p = &c->info->params[i];
     size_t words = (size_t)words_of(c, i);
@@ -268,7 +270,7 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
                 any |= x[j];
             if (!any || ((p->rules & MIDINT_RULE_ODD) && !(x[0] & 1u)))
                 *bad = k;
-            if (narrow && !(x[words - 1] >> 8))
+            if (narrow && !(x[words - 1] >> top_shift))
                 *narrow = 1;
         }
         return MIDINT_OK;
@@ -291,6 +293,7 @@ static midint_status first_bad_instance(midint_context *ctx, const call *c, unsi
         l.inst0 = first;
         l.n = (uint32_t)words;
         l.x0 = (p->rules & MIDINT_RULE_ODD ? 2u : 1u) | (narrow ? 4u : 0u);
+        l.x1 = top_shift;
         l.grid = (m + k->block - 1) / k->block;
         /* the kernel runs on the call's stream, after the stream's writes to the buffer: no wait before it */
         if ((st = ctx->ops->upload(ctx, ctx->check_flag, flag, 8)) == MIDINT_OK &&
@@ -317,8 +320,12 @@ static midint_status check_instances(midint_context *ctx, call *c, void *stream)
         if (!is_batch(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
             continue;
         size_t bad;
+        /* mulmod's moduli: which are below the least its kernel's radix-2^49 branch takes, 2^wide (its top word's
+         * bits from top_shift up all zero) */
+        unsigned wide = c->op == MIDINT_OP_MULMOD ? midint_mulmod_f49_min_bits(ctx, c->bits) : 0u;
         int narrow = 0;
-        midint_status st = first_bad_instance(ctx, c, i, stream, &bad, c->op == MIDINT_OP_MULMOD ? &narrow : NULL);
+        midint_status st = first_bad_instance(ctx, c, i, stream, &bad, wide ? wide - 32u * (c->n - 1u) : 0u,
+                                              wide ? &narrow : NULL);
         if (narrow)
             c->moduli |= MIDINT_MODULI_NARROW;
         if (st != MIDINT_OK)

@@ -3,17 +3,21 @@ checks its arithmetic: the exact split of a limb product into two bit patterns (
 unnormalized limbs, each digit's estimate by the same IEEE double operations (an fma rounded once, through
 fractions), the bias of 2 and of 2^-10, and the final subtraction. The model asserts the bounds the template's header
 argues (every q M[i] below 2^101, q never above the true digit, the digits below 4.3 beta, R below 2m at the end) on
-adversarial and random moduli of the widths the branch takes; the GPU tests (test_variants' mulmod) check the kernel."""
+adversarial and random moduli of the widths the branch takes, at every size space.MULMOD_F49_BITS gives it; the GPU
+tests (test_variants' mulmod) check the kernel."""
 
 import math
 import random
 import re
+import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from generator.space import MULMOD_F49_BITS, f49_bounds_hold, f49_min_bits  # noqa: E402
 MASK49 = (1 << 49) - 1
 TWO49 = float(1 << 49)
 
@@ -36,7 +40,7 @@ def mulmod_f49(a, b, m, words, bias=2.0):
     """The template's mf49_mulmod on Python integers: the product's limbs, then the digits K .. 0 (less `bias`) and 0
     again."""
     k = (32 * words + 48) // 49
-    assert m >> (32 * words - 24), "the branch takes moduli of at least 32 words - 24 bits"
+    assert m >> f49_min_bits(words), "the branch takes moduli of at least 2^f49_min_bits"
     A, B, M = limbs(a, k), limbs(b, k), limbs(m, k)
     x = a * b
     R = limbs(x, 2 * k) + [0, 0]   # the template's offs[k] - S[k]: exact integers here, unnormalized below
@@ -64,12 +68,12 @@ def mulmod_f49(a, b, m, words, bias=2.0):
 
 def moduli(words, rng):
     bits = 32 * words
-    lo = bits - 24
+    lo = f49_min_bits(words)
     yield (1 << bits) - 1
     yield (1 << (bits - 1)) + 1
     yield 1 << lo                                   # the smallest the branch takes
     yield (1 << lo) + (1 << (lo - 1)) - 1
-    yield (1 << bits) - (1 << 975) + 1              # a long run of ones on top
+    yield (1 << bits) - (1 << (bits - 49)) + 1      # a long run of ones on top
     yield (1 << lo) | 1
     for _ in range(6):
         yield rng.getrandbits(bits) | (1 << (bits - 1))
@@ -102,10 +106,12 @@ def test_template_constants_match_the_model():
     assert 0x464 == 1023 + 101 and 0x433 == 1023 + 52
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_mulmod_f49_model_against_python(seed):
+@pytest.mark.parametrize("bits", MULMOD_F49_BITS)
+@pytest.mark.parametrize("seed", range(2))
+def test_mulmod_f49_model_against_python(bits, seed):
     rng = random.Random(seed)
-    words, bits = 32, 1024
+    words = bits // 32
+    assert f49_bounds_hold(words)
     n = 0
     for m in moduli(words, rng):
         for a, b in operands(m, bits, rng):
