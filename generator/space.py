@@ -985,9 +985,11 @@ MOD_GCD_LANES = replace(
 # mulmod_shared by Barrett's reduction in radix 2^52 on the FP64 pipe (templates/lib_modshared_f52.j2), a thread per
 # instance, CUDA, at these sizes, for moduli of the object's top 52-bit limb (runtime/modulus.h's flag; others take
 # the branches below it). H200, 2^22 instances, M/s (tuning/results/h200-2026-11-29-s32, the spike barrett_f64.cu):
-# 1024 bits 2640-2800 against the lanes' two Montgomery products (modlm) 1633 and mul's 5760. Larger sizes hold more
-# limbs than a thread's registers (2 x 20 operand limbs and 40 product columns at 1024 bits take 254 registers).
-MOD_SHARED_F52_BITS = (1024,)
+# 1024 bits 2640-2800 against the lanes' two Montgomery products (modlm) 1633 and mul's 5760; at 2^27 words an operand
+# (h200-2026-11-29-s33, run 11) 512 bits 10000 against the thread's 32-bit Barrett's 6750, 384 14400 against 10300,
+# 256 28000 against 7860 (then served by the 384-bit kernel). Larger sizes hold more limbs than a thread's registers
+# (2 x 20 operand limbs and 40 product columns at 1024 bits take 254 registers).
+MOD_SHARED_F52_BITS = (256, 384, 512, 1024)
 
 
 def mod_shared_f52(v: Variant) -> bool:
