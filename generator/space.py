@@ -1000,9 +1000,10 @@ def mod_shared_f52(v: Variant) -> bool:
 # mulmod with a modulus per instance by schoolbook division in radix 2^49 on the FP64 pipe (templates/
 # lib_mulmod_f49.j2), a thread per instance, CUDA, at these sizes, for moduli of at least f49_min_bits (the others,
 # and calls of fewer words, take the thread's division on words; where the runtime composes mul and mod, at 1024 bits,
-# it does so for a batch with such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances (tuning/results/
-# h200-2026-11-29-s33, the spike school_f49.cu): 1024 bits 1.62 ms (2590 M/s) against mul then mod's 2.7 ms and
-# mul's 0.73. Above 1024 bits a thread's registers do not hold the limbs; 256 bits leave the top limb too few bits.
+# it does so for a batch with such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances, M/s (tuning/results/
+# h200-2026-11-29-s33, run 9): 1024 bits 2370 against mul then mod's 1490 (mul 5780), 512 7680 against the thread's
+# 3030 (mul 15600), 384 11780 against 6010. Above 1024 bits a thread's registers do not hold the limbs; at 256 bits
+# the top limb has too few bits (the estimate needs 2^20).
 MULMOD_F49_BITS = (384, 512, 1024)
 
 
