@@ -287,11 +287,9 @@ static int op_forced(const midint_context *ctx, midint_op op)
 
 unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits)
 {
-    for (size_t i = 0; i < midint_registry_size; i++) {
-        const midint_variant *v = &midint_registry[i];
-        if (v->f49 && v->bits == bits && midint_variant_serves(v, MIDINT_OP_MULMOD, ctx->ops->id, bits / 32u))
-            return v->f49;
-    }
+    for (unsigned i = 0; i < ctx->mulmod_f49_count; i++)
+        if (ctx->mulmod_f49[i][0] == bits)
+            return ctx->mulmod_f49[i][1];
     return 0;
 }
 

@@ -50,7 +50,7 @@ midint_status midint_find_max_bits(midint_context *ctx);
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli);
 
 /* The registry's f49 of the mulmod variant of exactly `bits` on this device (the least modulus, in bits, its
- * radix-2^49 branch takes), or 0 where it has none. */
+ * radix-2^49 branch takes), or 0 where it has none: from the list made at open (context.h, mulmod_f49). */
 unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits);
 #define MIDINT_COMPOSED_NAME "mul+mod"
 /* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
