@@ -778,7 +778,8 @@ MOD_THREAD = OpFamily(
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "arrays": mod_scratch.kernel_arrays(v.op, v.words),
-                              "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0},
+                              "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0,
+                              "f49_skip_first": mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -1005,6 +1006,11 @@ def mod_shared_f52(v: Variant) -> bool:
 # 3030 (mul 15600), 384 11780 against 6010. Above 1024 bits a thread's registers do not hold the limbs; at 256 bits
 # the top limb has too few bits (the estimate needs 2^20).
 MULMOD_F49_BITS = (384, 512, 1024)
+# where that division leaves out its first digit's step for moduli of at least 2^(64 N - 49 K) (x / (m beta^K) is zero
+# there): for every modulus it takes at 512 bits (2^485), a test of the top limb at 384 (2^376); H200, run 3 of
+# tuning/results/h200-2026-11-29-s34: 512 bits 1.028-1.038 against 1.054-1.064 ms, 384 0.847-0.852 against
+# 0.871-0.879. At 1024 bits (2^1019) the test cost a spill and 1-2% (1.776-1.779 against 1.737-1.763 ms).
+MULMOD_F49_SKIP_FIRST_BITS = (384, 512)
 
 
 def f49_limbs(words: int) -> int:

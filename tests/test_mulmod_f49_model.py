@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.space import MULMOD_F49_BITS, f49_bounds_hold, f49_min_bits  # noqa: E402
+from generator.space import MULMOD_F49_BITS, MULMOD_F49_SKIP_FIRST_BITS, f49_bounds_hold, f49_min_bits  # noqa: E402
 MASK49 = (1 << 49) - 1
 TWO49 = float(1 << 49)
 
@@ -36,10 +36,13 @@ def to_i64(v):
     return v - (1 << 64) if v >> 63 else v
 
 
-def mulmod_f49(a, b, m, words, bias=2.0):
+def mulmod_f49(a, b, m, words, bias=2.0, first=None):
     """The template's mf49_mulmod on Python integers: the product's limbs, then the digits K .. 0 (less `bias`) and 0
-    again."""
+    again; digit K's step left out for moduli of at least 2^first (the template's where space.MULMOD_F49_SKIP_FIRST_BITS
+    names the size: x < 2^(64 words) <= m beta^K)."""
     k = (32 * words + 48) // 49
+    if first is None:
+        first = 64 * words - 49 * k if 32 * words in MULMOD_F49_SKIP_FIRST_BITS else 64 * words
     assert m >> f49_min_bits(words), "the branch takes moduli of at least 2^f49_min_bits"
     A, B, M = limbs(a, k), limbs(b, k), limbs(m, k)
     x = a * b
@@ -48,13 +51,15 @@ def mulmod_f49(a, b, m, words, bias=2.0):
     inv = TWO49 / fma(float(M[k - 1]), TWO49, float(M[k - 2]))
     for step in range(k + 2):
         j = k - step if step <= k else 0
+        if step == 0 and m >> first:
+            continue
         t = to_i64((R[j + k + 1] << 49) + R[j + k])   # 64-bit wrapping, as the kernel
         rhat = fma(float(t), TWO49, float(R[j + k - 1]))
         q = max(math.floor(fma(rhat, inv, -bias if step <= k else -2.0 ** -10)), 0)
         rest = sum(r << (49 * i) for i, r in enumerate(R))
         exact = Fraction(rest, m << (49 * j))
         assert q <= exact, "an estimate above the true digit would leave R negative"
-        assert exact < Fraction(43, 10) * (1 << 49) if step <= k else exact < 5
+        assert exact < Fraction(43, 10) * (1 << 49) if step <= k else exact < 5, "a digit above its bound"
         for i in range(k):   # R -= q m beta^j, limb by limb as the split's two parts
             p = q * M[i]
             assert p < 1 << 101, "the split needs q M[i] < 2^101"
@@ -133,3 +138,17 @@ def test_model_catches_a_wrong_bias():
     with pytest.raises(AssertionError, match="above the true digit"):
         for _ in range(50):
             mulmod_f49(rng.getrandbits(1024), rng.getrandbits(1024), m, 32, bias=0.0)
+
+
+def test_model_catches_a_wrong_first_step():
+    """Digit K's step left out for moduli 2^3 below the template's bound (384 bits: 2^376): the next digit passes its
+    bound on the largest products, so the skip's bound is one the model checks."""
+    words = 12
+    assert 32 * words in MULMOD_F49_SKIP_FIRST_BITS
+    k = (32 * words + 48) // 49
+    first = 64 * words - 49 * k
+    top = (1 << (32 * words)) - 1
+    m = (1 << (first - 3)) + 1   # x / (m beta^(K - 1)) near 8 beta, against the bound's 4.3 beta
+    assert mulmod_f49(top, top, m, words) == top * top % m
+    with pytest.raises(AssertionError, match="a digit above its bound"):
+        mulmod_f49(top, top, m, words, first=first - 3)

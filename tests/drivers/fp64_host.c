@@ -71,10 +71,16 @@ static void operand(mpz_t x, unsigned bits, long c)
     }
 }
 
-/* a modulus in [2^lo, 2^bits): 2^lo, 2^bits - 1, 2^lo + 1, long runs, random */
-static void modulus(mpz_t m, unsigned bits, unsigned lo, long c)
+/* a modulus in [2^lo, 2^bits): 2^lo, 2^bits - 1, 2^lo + 1, long runs, random; where lo + 3 <= edge <= bits, also
+   2^edge - 1, 2^edge and 2^(edge - 3) (where space.MULMOD_F49_SKIP_FIRST_BITS names the size, mf49_mulmod leaves out
+   its first digit's step from 2^edge up; below 2^(edge - 2) the next digit would pass its bound without that step) */
+static void modulus(mpz_t m, unsigned bits, unsigned lo, unsigned edge, long c)
 {
-    switch (c % 5) {
+    const int edges = lo + 3u <= edge && edge <= bits;
+    switch (c % (edges ? 8 : 5)) {
+    case 5: mpz_set_ui(m, 0); mpz_setbit(m, edge); mpz_sub_ui(m, m, 1); break;
+    case 6: mpz_set_ui(m, 0); mpz_setbit(m, edge < bits ? edge : bits - 1); break;
+    case 7: mpz_set_ui(m, 0); mpz_setbit(m, edge - 3u); break;
     case 0: mpz_set_ui(m, 0); mpz_setbit(m, lo); break;
     case 1: mpz_set_ui(m, 0); mpz_setbit(m, bits); mpz_sub_ui(m, m, 1); break;
     case 2: mpz_set_ui(m, 1); mpz_setbit(m, lo); break;
@@ -116,11 +122,14 @@ int main(int argc, char **argv)
     } while (0)
 #define F49(bits, lo, fn)                                                                                             \
     for (long c = 0; c < cases; c++) {                                                                                \
-        modulus(m, bits, lo, c);                                                                                   \
+        const unsigned edge = 2u * (bits) - 49u * (((bits) + 48u) / 49u);   /* m beta^K > every product from here */  \
+        modulus(m, bits, lo, edge, c);                                                                                \
         operand(a, bits, c / 5);                                                                                      \
         operand(b, bits, c / 30);                                                                                     \
         if (c % 11 == 0)                                                                                              \
             mpz_sub_ui(a, m, 1);                                                                                      \
+        if (c % 8 >= 5 && (c / 8) % 2 == 0) /* at the edges, the largest products too */                            \
+            operand(a, bits, 1), operand(b, bits, 1);                                                                 \
         words(x, (bits) / 32, a), words(y, (bits) / 32, b), words(mw, (bits) / 32, m);                                \
         ((f49_fn)fn)(o, x, y, mw);                                                                                    \
         CHECK("mf49_mulmod", bits);                                                                                   \
@@ -129,7 +138,7 @@ int main(int argc, char **argv)
 #define F52(bits, fn)                                                                                                 \
     for (long c = 0; c < cases; c++) {                                                                                \
         const unsigned k = ((bits) + 51) / 52;                                                                        \
-        modulus(m, bits, 52 * (k - 1) + 1, c);                                                                     \
+        modulus(m, bits, 52 * (k - 1) + 1, 0u, c);                                                                    \
         mpz_set_ui(mu, 0), mpz_setbit(mu, 104 * k), mpz_fdiv_q(mu, mu, m);                                            \
         for (unsigned j = 0; j < k; j++)                                                                              \
             mc[j] = limb(m, j, t);                                                                                    \
