@@ -264,11 +264,14 @@ def lanes_shared_words(v: Variant) -> int:
 
 LANES_MAX_LIVE_WORDS = 128
 LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
+# 12 for one thread at 384 bits (P-384): H200, 2^27 words, mul 0.576 ms against 0.962-0.971 for the 512-bit kernel on
+# zero-padded words, mullo 0.377 (tuning/results/h200-2026-11-29-s34, run 7); on several lanes (1536, 3072) unmeasured
+LANES_ONE_THREAD_QS = (12,)
 LANES = OpFamily(
     name="lanes",
     template="kernel_mul_lanes.j2",
     limbs=("u32",),
-    qs=LANES_PIPELINE_QS + (32,),
+    qs=LANES_PIPELINE_QS + LANES_ONE_THREAD_QS + (32,),
     ipbs=tuple(1 << i for i in range(8)),
     lanes=tuple(1 << i for i in range(6)),
     across=(False, True),
@@ -277,6 +280,7 @@ LANES = OpFamily(
     # the one-lane low half computes only the words below Q
     render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
     multi_instance_blocks=(128, 256, 512, 1024),   # lanes across warps: 32 L threads; lanes_block below
+    extra_sizes=(384,),
     constraints=(
         Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "
                    f"warp (at most {LANES_MAX})",
@@ -289,6 +293,8 @@ LANES = OpFamily(
                    lambda v: not v.across or v.ipb == WARP),
         Constraint("lanes_staged_shape", "staged through shared memory (t1): one thread per instance, lanes of one warp",
                    lambda v: not v.staged or (v.lanes == 1 and not v.across)),
+        Constraint("lanes_one_thread_q", f"Q in {LANES_ONE_THREAD_QS} on one lane only (384 bits: measured there)",
+                   lambda v: v.q not in LANES_ONE_THREAD_QS or v.lanes == 1, "prune"),
         Constraint("lanes_thread_q32", "32 words in one thread only staged (H200, mullo 1024 bits: unstaged, each "
                    "thread's 16-byte loads 128 bytes apart, 6392 M/s against w2's 8252)",
                    lambda v: v.q < 32 or v.staged, "prune"),
