@@ -264,8 +264,9 @@ def lanes_shared_words(v: Variant) -> int:
 
 LANES_MAX_LIVE_WORDS = 128
 LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
-# 12 for one thread at 384 bits (P-384): H200, 2^27 words, mul 0.576 ms against 0.962-0.971 for the 512-bit kernel on
-# zero-padded words, mullo 0.377 (tuning/results/h200-2026-11-29-s34, run 7); on several lanes (1536, 3072) unmeasured
+# 12 for one thread at 384 bits (P-384): H200, 2^27 words, mul 0.572 ms against 0.961 for the 512-bit kernel on
+# zero-padded words, mullo 0.377 against 0.617, sqr 0.483 against 0.661 (tuning/results/h200-2026-11-29-s34, run 8); on
+# several lanes (1536, 3072 bits) not measured
 LANES_ONE_THREAD_QS = (12,)
 LANES = OpFamily(
     name="lanes",
@@ -1013,9 +1014,9 @@ def mod_shared_f52(v: Variant) -> bool:
 # the top limb has too few bits (the estimate needs 2^20).
 MULMOD_F49_BITS = (384, 512, 1024)
 # where that division leaves out its first digit's step for moduli of at least 2^(64 N - 49 K) (x / (m beta^K) is zero
-# there): for every modulus it takes at 512 bits (2^485), a test of the top limb at 384 (2^376); H200, run 3 of
-# tuning/results/h200-2026-11-29-s34: 512 bits 1.028-1.038 against 1.054-1.064 ms, 384 0.847-0.852 against
-# 0.871-0.879. At 1024 bits (2^1019) the test cost a spill and 1-2% (1.776-1.779 against 1.737-1.763 ms).
+# there): for every modulus it takes at 512 bits (2^485), a test of the top limb at 384 (2^376); H200, 2^27 words,
+# tuning/results/h200-2026-11-29-s34 run 5: 512 bits 1.028-1.034 against 1.074-1.100 ms, 384 0.856-0.873 against
+# 0.874-0.878. At 1024 bits (2^1019) the test cost a spill and 1-2% (run 3: 1.776-1.779 against 1.737-1.763 ms).
 MULMOD_F49_SKIP_FIRST_BITS = (384, 512)
 
 
