@@ -786,7 +786,8 @@ MOD_THREAD = OpFamily(
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "arrays": mod_scratch.kernel_arrays(v.op, v.words),
                               "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0,
-                              "f49_skip_first": mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS},
+                              "f49_skip_from": f49_first_zero_bits(v.words)
+                              if mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS else 0},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -1029,6 +1030,12 @@ def f49_min_bits(words: int) -> int:
     """The smallest modulus (as a power of two) the branch takes at `words` words: its top limb at least 2^20, so
     that the limbs a digit's estimate leaves out weigh below 2^-12 of a unit (1000 bits at 1024, 510 at 512)."""
     return 49 * (f49_limbs(words) - 1) + 20
+
+
+def f49_first_zero_bits(words: int) -> int:
+    """The least modulus (as a power of two) for which the division's first digit, x / (m beta^K), is zero at `words`
+    words: x < 2^(64 words) <= m beta^K from there (space.MULMOD_F49_SKIP_FIRST_BITS: where its step is left out)."""
+    return 64 * words - 49 * f49_limbs(words)
 
 
 def f49_bounds_hold(words: int) -> bool:

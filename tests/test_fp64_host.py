@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.space import f49_min_bits  # noqa: E402
+from generator.space import f49_first_zero_bits, f49_min_bits  # noqa: E402
 
 CUDA = ROOT / "generated" / "cuda"
 # (file pattern, the block's first line, its last line, the function, table row)
@@ -45,7 +45,9 @@ def test_fp64_device_functions_against_gmp(tmp_path):
             bits = int(re.search(r"_(\d+)\.cu$", path.name).group(1))
             name = re.search(name_re, block).group(1)
             funcs.append(block)
-            table.append(f"F49({bits}, {f49_min_bits(bits // 32)}, {name})" if row == "F49" else f"F52({bits}, {name})")
+            words = bits // 32
+            table.append(f"F49({bits}, {f49_min_bits(words)}, {f49_first_zero_bits(words)}, {name})" if row == "F49"
+                         else f"F52({bits}, {name})")
     if not table:
         pytest.skip("no CUDA FP64 branch in this build's generated/cuda (make gen with mulmod or mulmod_shared)")
     (tmp_path / "fp64_funcs.inc").write_text("".join(funcs))

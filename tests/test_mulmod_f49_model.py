@@ -17,7 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.space import MULMOD_F49_BITS, MULMOD_F49_SKIP_FIRST_BITS, f49_bounds_hold, f49_min_bits  # noqa: E402
+from generator.space import (MULMOD_F49_BITS, MULMOD_F49_SKIP_FIRST_BITS, f49_bounds_hold,  # noqa: E402
+                             f49_first_zero_bits, f49_min_bits)
 MASK49 = (1 << 49) - 1
 TWO49 = float(1 << 49)
 
@@ -42,7 +43,7 @@ def mulmod_f49(a, b, m, words, bias=2.0, first=None):
     names the size: x < 2^(64 words) <= m beta^K)."""
     k = (32 * words + 48) // 49
     if first is None:
-        first = 64 * words - 49 * k if 32 * words in MULMOD_F49_SKIP_FIRST_BITS else 64 * words
+        first = f49_first_zero_bits(words) if 32 * words in MULMOD_F49_SKIP_FIRST_BITS else 64 * words
     assert m >> f49_min_bits(words), "the branch takes moduli of at least 2^f49_min_bits"
     A, B, M = limbs(a, k), limbs(b, k), limbs(m, k)
     x = a * b
@@ -145,8 +146,7 @@ def test_model_catches_a_wrong_first_step():
     bound on the largest products, so the skip's bound is one the model checks."""
     words = 12
     assert 32 * words in MULMOD_F49_SKIP_FIRST_BITS
-    k = (32 * words + 48) // 49
-    first = 64 * words - 49 * k
+    first = f49_first_zero_bits(words)
     top = (1 << (32 * words)) - 1
     m = (1 << (first - 3)) + 1   # x / (m beta^(K - 1)) near 8 beta, against the bound's 4.3 beta
     assert mulmod_f49(top, top, m, words) == top * top % m

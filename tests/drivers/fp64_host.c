@@ -1,9 +1,9 @@
 /* fp64_host.c — the generated FP64 device functions of the CUDA modular kernels (lib_mulmod_f49.j2's mf49_mulmod,
  * lib_modshared_f52.j2's ms52_mulmod) run on the host against GMP, so that CI, which has no GPU, checks their
  * arithmetic as generated. tests/test_fp64_host.py cuts the functions out of generated/cuda/*.cu into fp64_funcs.inc
- * and lists them in fp64_table.inc (F49(bits, least modulus bits, function) and F52(bits, function)); here the CUDA
- * intrinsics are exact host equivalents: __fma_rd rounds a b + c toward zero by 128-bit integers (its every use has
- * non-negative integer operands), fma is C's, the bit casts are copies.
+ * and lists them in fp64_table.inc (F49(bits, least modulus bits, space.f49_first_zero_bits, function) and F52(bits,
+ * function)); here the CUDA intrinsics are exact host equivalents: __fma_rd rounds a b + c toward zero by 128-bit
+ * integers (its every use has non-negative integer operands), fma is C's, the bit casts are copies.
  * Usage: fp64_host CASES (per function); prints one line per function and a total, exit 1 on any wrong result. */
 #include <math.h>
 #include <stdint.h>
@@ -120,9 +120,8 @@ int main(int argc, char **argv)
         if (mpz_cmp(want, got) && wrong++ < 5)                                                                        \
             gmp_printf("%s %u wrong: a %Zx b %Zx m %Zx\n", kind, (unsigned)(bits), a, b, m);                          \
     } while (0)
-#define F49(bits, lo, fn)                                                                                             \
+#define F49(bits, lo, edge, fn)                                                                                       \
     for (long c = 0; c < cases; c++) {                                                                                \
-        const unsigned edge = 2u * (bits) - 49u * (((bits) + 48u) / 49u);   /* m beta^K > every product from here */  \
         modulus(m, bits, lo, edge, c);                                                                                \
         operand(a, bits, c / 5);                                                                                      \
         operand(b, bits, c / 30);                                                                                     \
