@@ -787,7 +787,8 @@ MOD_THREAD = OpFamily(
                               "arrays": mod_scratch.kernel_arrays(v.op, v.words),
                               "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0,
                               "f49_skip_from": f49_first_zero_bits(v.words)
-                              if mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS else 0},
+                              if mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS else 0,
+                              "f49_radix": f49_radix(v.words)},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -1011,9 +1012,13 @@ def mod_shared_f52(v: Variant) -> bool:
 # and calls of fewer words, take the thread's division on words; where the runtime composes mul and mod, at 1024 bits,
 # it does so for a batch with such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances, M/s (tuning/results/
 # h200-2026-11-29-s33, run 9): 1024 bits 2370 against mul then mod's 1490 (mul 5780), 512 7680 against the thread's
-# 3030 (mul 15600), 384 11780 against 6010. Above 1024 bits a thread's registers do not hold the limbs; at 256 bits
-# the top limb has too few bits (the estimate needs 2^20).
-MULMOD_F49_BITS = (384, 512, 1024)
+# 3030 (mul 15600), 384 11780 against 6010. Above 1024 bits a thread's registers do not hold the limbs. The radix at
+# each size: 49, but 43 at 256 bits, where 49-bit limbs would leave the top one 11 bits and the estimate needs 2^20
+# (43: 41 bits, 6 limbs; H200, 2^27 words, tuning/results/h200-2026-11-29-s35 run 1: 0.822-0.838 ms against the
+# thread's division on words' 1.178-1.194, mul 0.514-0.522, so 62% of mul). Leaving out digit K's step at 256 (from
+# 2^254, a test of the top limb) gained nothing there (0.827-0.857 ms).
+MULMOD_F49_RADIX = {256: 43, 384: 49, 512: 49, 1024: 49}
+MULMOD_F49_BITS = tuple(MULMOD_F49_RADIX)
 # where that division leaves out its first digit's step for moduli of at least 2^(64 N - 49 K) (x / (m beta^K) is zero
 # there): for every modulus it takes at 512 bits (2^485), a test of the top limb at 384 (2^376); H200, 2^27 words,
 # tuning/results/h200-2026-11-29-s34 run 5: 512 bits 1.028-1.034 against 1.074-1.100 ms, 384 0.856-0.873 against
@@ -1021,31 +1026,40 @@ MULMOD_F49_BITS = (384, 512, 1024)
 MULMOD_F49_SKIP_FIRST_BITS = (384, 512)
 
 
+def f49_radix(words: int) -> int:
+    """The division's radix (its limbs' bits) at `words` words: MULMOD_F49_RADIX, else 49."""
+    return MULMOD_F49_RADIX.get(32 * words, 49)
+
+
 def f49_limbs(words: int) -> int:
-    """K, the limbs of 49 bits that hold `words` words."""
-    return (32 * words + 48) // 49
+    """K, the limbs of f49_radix bits that hold `words` words."""
+    r = f49_radix(words)
+    return (32 * words + r - 1) // r
 
 
 def f49_min_bits(words: int) -> int:
-    """The smallest modulus (as a power of two) the branch takes at `words` words: its top limb at least 2^20, so
-    that the limbs a digit's estimate leaves out weigh below 2^-12 of a unit (1000 bits at 1024, 510 at 512)."""
-    return 49 * (f49_limbs(words) - 1) + 20
+    """The smallest modulus (as a power of two) the branch takes at `words` words: its top limb at least 2^(69 - r)
+    in radix 2^r, so that the limbs a digit's estimate leaves out (below 2^57 each: f49_bounds_hold) weigh below
+    2^-12 of a unit (1000 bits at 1024, 510 at 512, 241 at 256)."""
+    r = f49_radix(words)
+    return r * (f49_limbs(words) - 1) + 69 - r
 
 
 def f49_first_zero_bits(words: int) -> int:
     """The least modulus (as a power of two) for which the division's first digit, x / (m beta^K), is zero at `words`
     words: x < 2^(64 words) <= m beta^K from there (space.MULMOD_F49_SKIP_FIRST_BITS: where its step is left out)."""
-    return 64 * words - 49 * f49_limbs(words)
+    return 64 * words - f49_radix(words) * f49_limbs(words)
 
 
 def f49_bounds_hold(words: int) -> bool:
     """Do lib_mulmod_f49.j2's bounds hold at `words` words? Moduli from f49_min_bits exist below 2^(32 words), and
     the top word tells them (the runtime's test, ops.c's check_instances, and the kernel's read that word alone); the
-    product fits 2K limbs; the first digit (x / (m beta^K)) is below 2^46; the remainder's unnormalized limbs stay
-    below 2^57 (a limb and K + 2 digits' two parts, below 2^49 and 2^52 each)."""
-    bits, k, wide = 32 * words, f49_limbs(words), f49_min_bits(words)
-    return (bits - 32 <= wide < bits <= 49 * k and 2 * bits - wide - 49 * k <= 46
-            and 2 ** 49 + (k + 2) * (2 ** 52 + 2 ** 49) < 2 ** 57)
+    product fits 2K limbs; the first digit (x / (m beta^K)) is below beta / 8; the remainder's unnormalized limbs stay
+    below 2^57 (a limb and K + 2 digits' two parts, below beta and 8 beta each); a digit (below 4.3 beta) times a
+    limb stays below 2^(r + 52), as the exact split needs (r at most 49)."""
+    bits, k, wide, r = 32 * words, f49_limbs(words), f49_min_bits(words), f49_radix(words)
+    return (r <= 49 and bits - 32 <= wide < bits <= r * k and 2 * bits - wide - r * k <= r - 3
+            and 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r) < 2 ** 57)
 
 
 assert all(f49_bounds_hold(b // 32) for b in MULMOD_F49_BITS), "MULMOD_F49_BITS outside the f49 bounds"

@@ -1,4 +1,4 @@
-"""mulmod's division in radix 2^49 on the FP64 pipe (lib_mulmod_f49.j2, CUDA) modelled in Python, so that CI (no GPU)
+"""mulmod's division in radix 2^49 (2^43 at 256 bits) on the FP64 pipe (lib_mulmod_f49.j2, CUDA) modelled in Python, so that CI (no GPU)
 checks its arithmetic: the exact split of a limb product into two bit patterns (integers here), the remainder's
 unnormalized limbs, each digit's estimate by the same IEEE double operations (an fma rounded once, through
 fractions), the bias of 2 and of 2^-10, and the final subtraction. The model asserts the bounds the template's header
@@ -17,10 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.space import (MULMOD_F49_BITS, MULMOD_F49_SKIP_FIRST_BITS, f49_bounds_hold,  # noqa: E402
-                             f49_first_zero_bits, f49_min_bits)
-MASK49 = (1 << 49) - 1
-TWO49 = float(1 << 49)
+from generator.space import (MULMOD_F49_BITS, MULMOD_F49_RADIX, MULMOD_F49_SKIP_FIRST_BITS, f49_bounds_hold,  # noqa: E402
+                             f49_first_zero_bits, f49_limbs, f49_min_bits, f49_radix)
 
 
 def fma(a, b, c):
@@ -28,8 +26,8 @@ def fma(a, b, c):
     return float(Fraction(a) * Fraction(b) + Fraction(c))
 
 
-def limbs(x, k):
-    return [(x >> (49 * i)) & MASK49 for i in range(k)]
+def limbs(x, k, r):
+    return [(x >> (r * i)) & ((1 << r) - 1) for i in range(k)]
 
 
 def to_i64(v):
@@ -41,35 +39,36 @@ def mulmod_f49(a, b, m, words, bias=2.0, first=None):
     """The template's mf49_mulmod on Python integers: the product's limbs, then the digits K .. 0 (less `bias`) and 0
     again; digit K's step left out for moduli of at least 2^first (the template's where space.MULMOD_F49_SKIP_FIRST_BITS
     names the size: x < 2^(64 words) <= m beta^K)."""
-    k = (32 * words + 48) // 49
+    r, k = f49_radix(words), f49_limbs(words)
     if first is None:
         first = f49_first_zero_bits(words) if 32 * words in MULMOD_F49_SKIP_FIRST_BITS else 64 * words
     assert m >> f49_min_bits(words), "the branch takes moduli of at least 2^f49_min_bits"
-    A, B, M = limbs(a, k), limbs(b, k), limbs(m, k)
+    A, B, M = limbs(a, k, r), limbs(b, k, r), limbs(m, k, r)
     x = a * b
-    R = limbs(x, 2 * k) + [0, 0]   # the template's offs[k] - S[k]: exact integers here, unnormalized below
-    assert sum(r << (49 * i) for i, r in enumerate(R)) == x
-    inv = TWO49 / fma(float(M[k - 1]), TWO49, float(M[k - 2]))
+    R = limbs(x, 2 * k, r) + [0, 0]   # the template's offs[k] - S[k]: exact integers here, unnormalized below
+    assert sum(v << (r * i) for i, v in enumerate(R)) == x
+    beta = float(1 << r)
+    inv = beta / fma(float(M[k - 1]), beta, float(M[k - 2]))
     for step in range(k + 2):
         j = k - step if step <= k else 0
         if step == 0 and m >> first:
             continue
-        t = to_i64((R[j + k + 1] << 49) + R[j + k])   # 64-bit wrapping, as the kernel
-        rhat = fma(float(t), TWO49, float(R[j + k - 1]))
+        t = to_i64((R[j + k + 1] << r) + R[j + k])   # 64-bit wrapping, as the kernel
+        rhat = fma(float(t), beta, float(R[j + k - 1]))
         q = max(math.floor(fma(rhat, inv, -bias if step <= k else -2.0 ** -10)), 0)
-        rest = sum(r << (49 * i) for i, r in enumerate(R))
-        exact = Fraction(rest, m << (49 * j))
+        rest = sum(v << (r * i) for i, v in enumerate(R))
+        exact = Fraction(rest, m << (r * j))
         assert q <= exact, "an estimate above the true digit would leave R negative"
-        assert exact < Fraction(43, 10) * (1 << 49) if step <= k else exact < 5, "a digit above its bound"
+        assert exact < Fraction(43, 10) * (1 << r) if step <= k else exact < 5, "a digit above its bound"
         for i in range(k):   # R -= q m beta^j, limb by limb as the split's two parts
             p = q * M[i]
-            assert p < 1 << 101, "the split needs q M[i] < 2^101"
-            R[j + i] -= p & MASK49
-            R[j + i + 1] -= p >> 49
+            assert p < 1 << (r + 52), "the split needs q M[i] < 2^(radix + 52)"
+            R[j + i] -= p & ((1 << r) - 1)
+            R[j + i + 1] -= p >> r
             assert abs(R[j + i]) < 1 << 57 and abs(R[j + i + 1]) < 1 << 57
-    r = sum(v << (49 * i) for i, v in enumerate(R))
-    assert 0 <= r < 2 * m
-    return r - m if r >= m else r
+    x = sum(v << (r * i) for i, v in enumerate(R))
+    assert 0 <= x < 2 * m
+    return x - m if x >= m else x
 
 
 def moduli(words, rng):
@@ -79,7 +78,7 @@ def moduli(words, rng):
     yield (1 << (bits - 1)) + 1
     yield 1 << lo                                   # the smallest the branch takes
     yield (1 << lo) + (1 << (lo - 1)) - 1
-    yield (1 << bits) - (1 << (bits - 49)) + 1      # a long run of ones on top
+    yield (1 << bits) - (1 << (bits - f49_radix(words))) + 1      # a long run of ones on top
     yield (1 << lo) | 1
     for _ in range(6):
         yield rng.getrandbits(bits) | (1 << (bits - 1))
@@ -102,13 +101,14 @@ def operands(m, bits, rng):
 
 
 def test_template_constants_match_the_model():
-    """The shared split's constants (lib_fp64_columns.j2) at radix 49 and at lib_modshared_f52.j2's 52: 2^(radix + 52)
-    for the high part's binade (ulp 2^radix), that plus 2^52 for the low part's, the exponent fields; and the
-    digits' biases in lib_mulmod_f49.j2."""
+    """The shared split's constants (lib_fp64_columns.j2) at the division's radices (space.MULMOD_F49_RADIX) and at
+    lib_modshared_f52.j2's 52: 2^(radix + 52) for the high part's binade (ulp 2^radix), that plus 2^52 for the low
+    part's, the exponent fields; and the digits' biases in lib_mulmod_f49.j2."""
     jinja2 = pytest.importorskip("jinja2")
     fc = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates"))).get_template(
         "lib_fp64_columns.j2").module
-    for radix, field in ((49, 0x464), (52, 0x467)):
+    for radix in sorted(set(MULMOD_F49_RADIX.values())) + [52]:
+        field = {43: 0x45e, 49: 0x464, 52: 0x467}[radix]
         assert int(float(str(fc.two_hi(radix)))) == 2 ** (radix + 52)   # exact in a double and in the literal
         assert int(float(str(fc.two_hi_52(radix)))) == 2 ** (radix + 52) + 2 ** 52
         assert str(fc.hi_pat(radix)) == f"(0x{field:x}ull << 52)" and field == 1023 + radix + 52
@@ -152,3 +152,12 @@ def test_model_catches_a_wrong_first_step():
     assert mulmod_f49(top, top, m, words) == top * top % m
     with pytest.raises(AssertionError, match="a digit above its bound"):
         mulmod_f49(top, top, m, words, first=first - 3)
+
+
+def test_bounds_refuse_radix_49_at_256_bits(monkeypatch):
+    """At 256 bits 49-bit limbs leave the top one 11 bits, below what the estimate needs, so space.MULMOD_F49_RADIX
+    gives that size 43: the bounds' check tells the two apart."""
+    import generator.space as space
+    assert space.f49_bounds_hold(8) and space.f49_radix(8) == 43
+    monkeypatch.setitem(space.MULMOD_F49_RADIX, 256, 49)
+    assert not space.f49_bounds_hold(8)
