@@ -8,7 +8,7 @@ import jinja2
 
 from . import default_rules, grid_plan, ntt, ntt_plan, ops
 from .hashes import candidate_sets, registry_hash
-from .space import (MOD_SHARED_F52_BITS, cedes_f52, f49_min_bits, family_of, mulmod_f49, padded_words,
+from .space import (MOD_SHARED_F52_BITS, cedes_f52, fdiv_min_bits, family_of, mulmod_fdiv, padded_words,
                     shared_bytes)
 from .variant import Variant
 
@@ -92,10 +92,10 @@ class Entry:
         return (1 if self.odd_moduli else 0) | (2 if cedes_f52(self.v) else 0)
 
     @property
-    def f49(self) -> int:
-        """runtime/registry.h's f49: where its mulmod divides in radix 2^49 (space.mulmod_f49), the smallest modulus it
-        takes so, in bits (space.f49_min_bits); 0 otherwise."""
-        return f49_min_bits(self.v.words) if mulmod_f49(self.v) else 0
+    def fdiv(self) -> int:
+        """runtime/registry.h's fdiv: where its mulmod divides on the FP64 pipe (space.mulmod_fdiv), the smallest
+        modulus it takes so, in bits (space.fdiv_min_bits); 0 otherwise."""
+        return fdiv_min_bits(self.v.words) if mulmod_fdiv(self.v) else 0
 
 
 def variant_line(e: Entry) -> str:

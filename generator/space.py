@@ -785,10 +785,10 @@ MOD_THREAD = OpFamily(
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "arrays": mod_scratch.kernel_arrays(v.op, v.words),
-                              "f49_min_bits": f49_min_bits(v.words) if mulmod_f49(v) else 0,
-                              "f49_skip_from": f49_first_zero_bits(v.words)
-                              if mulmod_f49(v) and v.bits in MULMOD_F49_SKIP_FIRST_BITS else 0,
-                              "f49_radix": f49_radix(v.words)},
+                              "fdiv_min_bits": fdiv_min_bits(v.words) if mulmod_fdiv(v) else 0,
+                              "fdiv_skip_from": fdiv_first_zero_bits(v.words)
+                              if mulmod_fdiv(v) and v.bits in MULMOD_FDIV_SKIP_FIRST_BITS else 0,
+                              "fdiv_radix": fdiv_radix(v.words)},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -1007,8 +1007,8 @@ def mod_shared_f52(v: Variant) -> bool:
     return v.op == "mulmod_shared" and v.backend == "cuda" and v.bits in MOD_SHARED_F52_BITS
 
 
-# mulmod with a modulus per instance by schoolbook division in radix 2^49 on the FP64 pipe (templates/
-# lib_mulmod_f49.j2), a thread per instance, CUDA, at these sizes, for moduli of at least f49_min_bits (the others,
+# mulmod with a modulus per instance by schoolbook division in radix 2^49 or 2^43 on the FP64 pipe (templates/
+# lib_mulmod_fdiv.j2), a thread per instance, CUDA, at these sizes, for moduli of at least fdiv_min_bits (the others,
 # and calls of fewer words, take the thread's division on words; where the runtime composes mul and mod, at 1024 bits,
 # it does so for a batch with such a modulus: MIDINT_MODULI_NARROW). H200, 2^22 instances, M/s (tuning/results/
 # h200-2026-11-29-s33, run 9): 1024 bits 2370 against mul then mod's 1490 (mul 5780), 512 7680 against the thread's
@@ -1017,57 +1017,57 @@ def mod_shared_f52(v: Variant) -> bool:
 # (43: 41 bits, 6 limbs; H200, 2^27 words, tuning/results/h200-2026-11-29-s35 run 1: 0.822-0.838 ms against the
 # thread's division on words' 1.178-1.194, mul 0.514-0.522, so 62% of mul). Leaving out digit K's step at 256 (from
 # 2^254, a test of the top limb) gained nothing there (0.827-0.857 ms).
-MULMOD_F49_RADIX = {256: 43, 384: 49, 512: 49, 1024: 49}
-MULMOD_F49_BITS = tuple(MULMOD_F49_RADIX)
+MULMOD_FDIV_RADIX = {256: 43, 384: 49, 512: 49, 1024: 49}
+MULMOD_FDIV_BITS = tuple(MULMOD_FDIV_RADIX)
 # where that division leaves out its first digit's step for moduli of at least 2^(64 N - 49 K) (x / (m beta^K) is zero
 # there): for every modulus it takes at 512 bits (2^485), a test of the top limb at 384 (2^376); H200, 2^27 words,
 # tuning/results/h200-2026-11-29-s34 run 5: 512 bits 1.028-1.034 against 1.074-1.100 ms, 384 0.856-0.873 against
 # 0.874-0.878. At 1024 bits (2^1019) the test cost a spill and 1-2% (run 3: 1.776-1.779 against 1.737-1.763 ms).
-MULMOD_F49_SKIP_FIRST_BITS = (384, 512)
+MULMOD_FDIV_SKIP_FIRST_BITS = (384, 512)
 
 
-def f49_radix(words: int) -> int:
-    """The division's radix (its limbs' bits) at `words` words: MULMOD_F49_RADIX, else 49."""
-    return MULMOD_F49_RADIX.get(32 * words, 49)
+def fdiv_radix(words: int) -> int:
+    """The division's radix (its limbs' bits) at `words` words: MULMOD_FDIV_RADIX, else 49."""
+    return MULMOD_FDIV_RADIX.get(32 * words, 49)
 
 
-def f49_limbs(words: int) -> int:
-    """K, the limbs of f49_radix bits that hold `words` words."""
-    r = f49_radix(words)
+def fdiv_limbs(words: int) -> int:
+    """K, the limbs of fdiv_radix bits that hold `words` words."""
+    r = fdiv_radix(words)
     return (32 * words + r - 1) // r
 
 
-def f49_min_bits(words: int) -> int:
+def fdiv_min_bits(words: int) -> int:
     """The smallest modulus (as a power of two) the branch takes at `words` words: its top limb at least 2^(69 - r)
-    in radix 2^r, so that the limbs a digit's estimate leaves out (below 2^57 each: f49_bounds_hold) weigh below
+    in radix 2^r, so that the limbs a digit's estimate leaves out (below 2^57 each: fdiv_bounds_hold) weigh below
     2^-12 of a unit (1000 bits at 1024, 510 at 512, 241 at 256)."""
-    r = f49_radix(words)
-    return r * (f49_limbs(words) - 1) + 69 - r
+    r = fdiv_radix(words)
+    return r * (fdiv_limbs(words) - 1) + 69 - r
 
 
-def f49_first_zero_bits(words: int) -> int:
+def fdiv_first_zero_bits(words: int) -> int:
     """The least modulus (as a power of two) for which the division's first digit, x / (m beta^K), is zero at `words`
-    words: x < 2^(64 words) <= m beta^K from there (space.MULMOD_F49_SKIP_FIRST_BITS: where its step is left out)."""
-    return 64 * words - f49_radix(words) * f49_limbs(words)
+    words: x < 2^(64 words) <= m beta^K from there (space.MULMOD_FDIV_SKIP_FIRST_BITS: where its step is left out)."""
+    return 64 * words - fdiv_radix(words) * fdiv_limbs(words)
 
 
-def f49_bounds_hold(words: int) -> bool:
-    """Do lib_mulmod_f49.j2's bounds hold at `words` words? Moduli from f49_min_bits exist below 2^(32 words), and
+def fdiv_bounds_hold(words: int) -> bool:
+    """Do lib_mulmod_fdiv.j2's bounds hold at `words` words? Moduli from fdiv_min_bits exist below 2^(32 words), and
     the top word tells them (the runtime's test, ops.c's check_instances, and the kernel's read that word alone); the
     product fits 2K limbs; the first digit (x / (m beta^K)) is below beta / 8; the remainder's unnormalized limbs stay
     below 2^57 (a limb and K + 2 digits' two parts, below beta and 8 beta each); a digit (below 4.3 beta) times a
     limb stays below 2^(r + 52), as the exact split needs (r at most 49)."""
-    bits, k, wide, r = 32 * words, f49_limbs(words), f49_min_bits(words), f49_radix(words)
+    bits, k, wide, r = 32 * words, fdiv_limbs(words), fdiv_min_bits(words), fdiv_radix(words)
     return (r <= 49 and bits - 32 <= wide < bits <= r * k and 2 * bits - wide - r * k <= r - 3
             and 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r) < 2 ** 57)
 
 
-assert all(f49_bounds_hold(b // 32) for b in MULMOD_F49_BITS), "MULMOD_F49_BITS outside the f49 bounds"
+assert all(fdiv_bounds_hold(b // 32) for b in MULMOD_FDIV_BITS), "MULMOD_FDIV_BITS outside the fdiv bounds"
 
 
-def mulmod_f49(v: Variant) -> bool:
-    """Does v's mulmod take the division in radix 2^49 for moduli of at least f49_min_bits?"""
-    return v.op == "mulmod" and v.backend == "cuda" and v.bits in MULMOD_F49_BITS
+def mulmod_fdiv(v: Variant) -> bool:
+    """Does v's mulmod take the division on the FP64 pipe for moduli of at least fdiv_min_bits?"""
+    return v.op == "mulmod" and v.backend == "cuda" and v.bits in MULMOD_FDIV_BITS
 
 
 def cedes_f52(v: Variant) -> bool:

@@ -115,11 +115,11 @@ struct midint_context {
     uint32_t kernel_max_bits[MIDINT_OP_COUNT_];     /* the largest size of each operation's own kernels (max_bits
                                                      * may go further: divrem and mod of large numbers, bigdiv.c) */
     uint32_t bigdiv_max_bits;                       /* the largest divisor bigdiv.c serves here (0: none) */
-    /* the mulmod variants here whose kernels divide in radix 2^49 (the registry's f49): their bits and f49, found at
-     * open with max_bits (registry.c) so that a call does not walk the registry; a size past the 8th would compose as
-     * if it had none (space.MULMOD_F49_BITS names 3) */
-    uint32_t mulmod_f49[8][2];
-    unsigned mulmod_f49_count;
+    /* the mulmod variants here whose kernels divide on the FP64 pipe (the registry's fdiv): their bits and fdiv, found
+     * at open with max_bits (registry.c) so that a call does not walk the registry; a size past the 8th would compose
+     * as if it had none (space.MULMOD_FDIV_BITS names 4) */
+    uint32_t mulmod_fdiv[8][2];
+    unsigned mulmod_fdiv_count;
     midint_expr_limits *expr_limits; /* per expression: the largest sizes it runs here (fused: registry.c) */
     int expr_steps_known;           /* expr_limits' step-by-step sizes are worked out (expr_steps.c) */
     char tuning_status[MIDINT_MSG_LEN];

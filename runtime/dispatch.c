@@ -285,11 +285,11 @@ static int op_forced(const midint_context *ctx, midint_op op)
     return 0;
 }
 
-unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits)
+unsigned midint_mulmod_fdiv_min_bits(const midint_context *ctx, unsigned bits)
 {
-    for (unsigned i = 0; i < ctx->mulmod_f49_count; i++)
-        if (ctx->mulmod_f49[i][0] == bits)
-            return ctx->mulmod_f49[i][1];
+    for (unsigned i = 0; i < ctx->mulmod_fdiv_count; i++)
+        if (ctx->mulmod_fdiv[i][0] == bits)
+            return ctx->mulmod_fdiv[i][1];
     return 0;
 }
 
@@ -300,8 +300,8 @@ int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bi
         return 0;
     if (ctx->hooks.composed)
         return 1;
-    if (!(moduli & MIDINT_MODULI_NARROW) && midint_mulmod_f49_min_bits(ctx, bits))
-        return 0;   /* every modulus wide: the kernel's radix-2^49 division beats mul then mod (H200, 2^22 instances
+    if (!(moduli & MIDINT_MODULI_NARROW) && midint_mulmod_fdiv_min_bits(ctx, bits))
+        return 0;   /* every modulus wide: the kernel's FP64 division beats mul then mod (H200, 2^22 instances
                      * of 1024 bits: 1.75 against 2.82 ms) */
     for (size_t i = 0; i < sizeof COMPOSED_MULMOD / sizeof COMPOSED_MULMOD[0]; i++)
         if (COMPOSED_MULMOD[i].backend == ctx->ops->id && bits >= COMPOSED_MULMOD[i].min_bits &&

@@ -11,8 +11,8 @@
 #define MIDINT_MODULI_EVEN 1u
 #define MIDINT_MODULI_F52 2u
 /* A trait of a call's per-instance moduli (mulmod's m, ops.c's check_instances): some instance's modulus is below
- * 2^f49, the least the radix-2^49 division of the mulmod kernel of the call's size takes (registry f49,
- * midint_mulmod_f49_min_bits); the kernel leaves it to its thread's division on words, so where mul then mod would
+ * 2^fdiv, the least the FP64 division of the mulmod kernel of the call's size takes (registry fdiv,
+ * midint_mulmod_fdiv_min_bits); the kernel leaves it to its thread's division on words, so where mul then mod would
  * run, such a batch composes (midint_composed_applies). */
 #define MIDINT_MODULI_NARROW 4u
 
@@ -45,13 +45,13 @@ midint_status midint_find_max_bits(midint_context *ctx);
 /* Whether op at `bits` for `count` instances runs as two other operations (ops.c's run_composed: mulmod as mul then
  * mod), by the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a
  * variant of op is forced, nor where the temporary passes the workspace cap, nor (the hook aside) where op's variant of
- * exactly these bits divides in radix 2^49 (registry f49) and `moduli` (MIDINT_MODULI_*) has no NARROW modulus.
+ * exactly these bits divides on the FP64 pipe (registry fdiv) and `moduli` (MIDINT_MODULI_*) has no NARROW modulus.
  * midint_selected_variant then says MIDINT_COMPOSED_NAME. */
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli);
 
-/* The registry's f49 of the mulmod variant of exactly `bits` on this device (the least modulus, in bits, its
- * radix-2^49 branch takes), or 0 where it has none: from the list made at open (context.h, mulmod_f49). */
-unsigned midint_mulmod_f49_min_bits(const midint_context *ctx, unsigned bits);
+/* The registry's fdiv of the mulmod variant of exactly `bits` on this device (the least modulus, in bits, its
+ * FP64 division takes), or 0 where it has none: from the list made at open (context.h, mulmod_fdiv). */
+unsigned midint_mulmod_fdiv_min_bits(const midint_context *ctx, unsigned bits);
 #define MIDINT_COMPOSED_NAME "mul+mod"
 /* midint_selected_variant's answer for divrem and mod of large numbers (bigdiv.c): Newton's reciprocal and products. */
 #define MIDINT_BIGDIV_NAME "newton"

@@ -320,9 +320,9 @@ static midint_status check_instances(midint_context *ctx, call *c, void *stream)
         if (!is_batch(p) || !c->buf[i] || !(p->rules & (MIDINT_RULE_NONZERO | MIDINT_RULE_ODD)))
             continue;
         size_t bad;
-        /* mulmod's moduli: which are below the least its kernel's radix-2^49 branch takes, 2^wide (its top word's
+        /* mulmod's moduli: which are below the least its kernel's FP64 division takes, 2^wide (its top word's
          * bits from top_shift up all zero) */
-        unsigned wide = c->op == MIDINT_OP_MULMOD ? midint_mulmod_f49_min_bits(ctx, c->bits) : 0u;
+        unsigned wide = c->op == MIDINT_OP_MULMOD ? midint_mulmod_fdiv_min_bits(ctx, c->bits) : 0u;
         int narrow = 0;
         midint_status st = first_bad_instance(ctx, c, i, stream, &bad, wide ? wide - 32u * (c->n - 1u) : 0u,
                                               wide ? &narrow : NULL);

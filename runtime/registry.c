@@ -84,15 +84,15 @@ midint_status midint_find_max_bits(midint_context *ctx)
         return midint_fail(NULL, MIDINT_ERR_OUT_OF_MEMORY, "midint_open: out of host memory");
     memset(ctx->max_bits, 0, sizeof ctx->max_bits);
     memset(ctx->expr_limits, 0, (midint_exprs_count + 1) * sizeof *ctx->expr_limits);
-    ctx->mulmod_f49_count = 0;
-    const unsigned f49_room = sizeof ctx->mulmod_f49 / sizeof ctx->mulmod_f49[0];
+    ctx->mulmod_fdiv_count = 0;
+    const unsigned fdiv_room = sizeof ctx->mulmod_fdiv / sizeof ctx->mulmod_fdiv[0];
     for (size_t i = 0; i < midint_registry_size; i++) {
         const midint_variant *v = &midint_registry[i];
         if (v->backend != ctx->ops->id || !midint_variant_fits(ctx, v))
             continue;
-        if (v->op == MIDINT_OP_MULMOD && v->f49 && ctx->mulmod_f49_count < f49_room) {
-            ctx->mulmod_f49[ctx->mulmod_f49_count][0] = v->bits;
-            ctx->mulmod_f49[ctx->mulmod_f49_count++][1] = v->f49;
+        if (v->op == MIDINT_OP_MULMOD && v->fdiv && ctx->mulmod_fdiv_count < fdiv_room) {
+            ctx->mulmod_fdiv[ctx->mulmod_fdiv_count][0] = v->bits;
+            ctx->mulmod_fdiv[ctx->mulmod_fdiv_count++][1] = v->fdiv;
         }
         uint32_t *max = (unsigned)v->op < MIDINT_OP_COUNT_ ? &ctx->max_bits[v->op]
                         : (unsigned)v->op - MIDINT_OP_EXPR0 < midint_exprs_count

@@ -75,8 +75,8 @@ typedef struct midint_variant {
     uint32_t refuses_moduli; /* the MIDINT_MODULI_* traits (dispatch.h) of the calls it leaves to the operation's other
                               * variants: EVEN where it serves odd moduli only (generator/space.py OpFamily.odd_moduli),
                               * F52 where another variant of its size takes them faster (space.cedes_f52) */
-    uint32_t f49;            /* mulmod: where its kernel divides in radix 2^49 on the FP64 pipe the instances whose
-                              * modulus is at least 2^f49 (space.mulmod_f49, f49_min_bits), f49; 0 otherwise. Faster than
+    uint32_t fdiv;           /* mulmod: where its kernel divides on the FP64 pipe the instances whose modulus is
+                              * at least 2^fdiv (space.mulmod_fdiv, fdiv_min_bits), fdiv; 0 otherwise. Faster than
                               * mul then mod: a call of its size with no smaller modulus runs it (dispatch.c,
                               * midint_composed_applies) */
 } midint_variant;

@@ -75,9 +75,9 @@ def test_mulmod_composed_workspace_and_cap(backend, monkeypatch):
 
 
 def test_mulmod_wide_moduli_take_the_kernel_on_cuda():
-    """On CUDA at 1024 bits (space.MULMOD_F49_BITS) mulmod's kernel divides in radix 2^49 the instances whose modulus
-    has at least 1000 bits, faster than mul then mod: a batch with no narrower modulus runs the kernel, one with a
-    narrower modulus (the MIDINT_MODULI_NARROW trait, ops.c's check_instances) is composed as before. Here both kinds
+    """On CUDA at 1024 bits (space.MULMOD_FDIV_BITS) mulmod's kernel divides on the FP64 pipe the instances whose
+    modulus has at least 1000 bits, faster than mul then mod: a batch with no narrower modulus runs the kernel, one with
+    a narrower modulus (the MIDINT_MODULI_NARROW trait, ops.c's check_instances) is composed as before. Here both kinds
     of batch are exact on host and device calls, and selected_variant, which sees no moduli, names the kernel at 1024
     bits and the composition above; which path a batch took shows in the rates (tuning/results/h200-2026-11-29-s33,
     run 9: 1.75 against 2.82 ms)."""

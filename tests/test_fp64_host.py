@@ -1,5 +1,5 @@
-"""The FP64 device functions of the CUDA modular kernels as generated (lib_mulmod_f49.j2's mf49_mulmod in mulmod's
-radix-2^49 branch, lib_modshared_f52.j2's ms52_mulmod in mulmod_shared's Barrett branch), cut out of generated/cuda
+"""The FP64 device functions of the CUDA modular kernels as generated (lib_mulmod_fdiv.j2's mfdiv_mulmod in mulmod's
+FP64 division, lib_modshared_f52.j2's ms52_mulmod in mulmod_shared's Barrett branch), cut out of generated/cuda
 and run on the host against GMP by tests/drivers/fp64_host.c with exact host equivalents of the CUDA intrinsics: CI
 has no GPU, and these kernels' arithmetic (the exact splits, the pattern sums, the digits' estimates, the conversions
 between words and limbs) is what a GPU run would otherwise be the only check of. Every size the build generated."""
@@ -13,13 +13,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from generator.space import f49_first_zero_bits, f49_min_bits  # noqa: E402
+from generator.space import fdiv_first_zero_bits, fdiv_min_bits  # noqa: E402
 
 CUDA = ROOT / "generated" / "cuda"
 # (file pattern, the block's first line, its last line, the function, table row)
 BLOCKS = (
-    ("mulmod_[0-9]*.cu", "/* ---------- lib_mulmod_f49:", "#undef MF49_TWO49",
-     r"DEVICE void (mf49_mulmod_\w+)\(", "F49"),
+    ("mulmod_[0-9]*.cu", "/* ---------- lib_mulmod_fdiv:", "#undef MFDIV_BETA",
+     r"DEVICE void (mfdiv_mulmod_\w+)\(", "FDIV"),
     ("mulmod_shared_[0-9]*.cu", "/* ---------- lib_modshared_f52:", "#undef MS52_DBL",
      r"DEVICE void (ms52_mulmod_\w+)\(", "F52"),
 )
@@ -46,7 +46,7 @@ def test_fp64_device_functions_against_gmp(tmp_path):
             name = re.search(name_re, block).group(1)
             funcs.append(block)
             words = bits // 32
-            table.append(f"F49({bits}, {f49_min_bits(words)}, {f49_first_zero_bits(words)}, {name})" if row == "F49"
+            table.append(f"FDIV({bits}, {fdiv_min_bits(words)}, {fdiv_first_zero_bits(words)}, {name})" if row == "FDIV"
                          else f"F52({bits}, {name})")
     if not table:
         pytest.skip("no CUDA FP64 branch in this build's generated/cuda (make gen with mulmod or mulmod_shared)")

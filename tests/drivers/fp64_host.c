@@ -1,7 +1,7 @@
-/* fp64_host.c — the generated FP64 device functions of the CUDA modular kernels (lib_mulmod_f49.j2's mf49_mulmod,
+/* fp64_host.c — the generated FP64 device functions of the CUDA modular kernels (lib_mulmod_fdiv.j2's mfdiv_mulmod,
  * lib_modshared_f52.j2's ms52_mulmod) run on the host against GMP, so that CI, which has no GPU, checks their
  * arithmetic as generated. tests/test_fp64_host.py cuts the functions out of generated/cuda/*.cu into fp64_funcs.inc
- * and lists them in fp64_table.inc (F49(bits, least modulus bits, space.f49_first_zero_bits, function) and F52(bits,
+ * and lists them in fp64_table.inc (FDIV(bits, least modulus bits, space.fdiv_first_zero_bits, function) and F52(bits,
  * function)); here the CUDA intrinsics are exact host equivalents: __fma_rd rounds a b + c toward zero by 128-bit
  * integers (its every use has non-negative integer operands), fma is C's, the bit casts are copies.
  * Usage: fp64_host CASES (per function); prints one line per function and a total, exit 1 on any wrong result. */
@@ -53,7 +53,7 @@ static double __fma_rd(double a, double b, double c)
 
 #include "fp64_funcs.inc"
 
-typedef void (*f49_fn)(u32 *, const u32 *, const u32 *, const u32 *);
+typedef void (*fdiv_fn)(u32 *, const u32 *, const u32 *, const u32 *);
 typedef void (*f52_fn)(u32 *, const u32 *, const u32 *, const double *);
 
 static gmp_randstate_t rs;
@@ -72,7 +72,7 @@ static void operand(mpz_t x, unsigned bits, long c)
 }
 
 /* a modulus in [2^lo, 2^bits): 2^lo, 2^bits - 1, 2^lo + 1, long runs, random; where lo + 3 <= edge <= bits, also
-   2^edge - 1, 2^edge and 2^(edge - 3) (where space.MULMOD_F49_SKIP_FIRST_BITS names the size, mf49_mulmod leaves out
+   2^edge - 1, 2^edge and 2^(edge - 3) (where space.MULMOD_FDIV_SKIP_FIRST_BITS names the size, mfdiv_mulmod leaves out
    its first digit's step from 2^edge up; below 2^(edge - 2) the next digit would pass its bound without that step) */
 static void modulus(mpz_t m, unsigned bits, unsigned lo, unsigned edge, long c)
 {
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         if (mpz_cmp(want, got) && wrong++ < 5)                                                                        \
             gmp_printf("%s %u wrong: a %Zx b %Zx m %Zx\n", kind, (unsigned)(bits), a, b, m);                          \
     } while (0)
-#define F49(bits, lo, edge, fn)                                                                                       \
+#define FDIV(bits, lo, edge, fn)                                                                                       \
     for (long c = 0; c < cases; c++) {                                                                                \
         modulus(m, bits, lo, edge, c);                                                                                \
         operand(a, bits, c / 5);                                                                                      \
@@ -130,10 +130,10 @@ int main(int argc, char **argv)
         if (c % 8 >= 5 && (c / 8) % 2 == 0) /* at the edges, the largest products too */                            \
             operand(a, bits, 1), operand(b, bits, 1);                                                                 \
         words(x, (bits) / 32, a), words(y, (bits) / 32, b), words(mw, (bits) / 32, m);                                \
-        ((f49_fn)fn)(o, x, y, mw);                                                                                    \
-        CHECK("mf49_mulmod", bits);                                                                                   \
+        ((fdiv_fn)fn)(o, x, y, mw);                                                                                    \
+        CHECK("mfdiv_mulmod", bits);                                                                                   \
     }                                                                                                                 \
-    printf("mf49_mulmod %u: %ld cases\n", (unsigned)(bits), cases);
+    printf("mfdiv_mulmod %u: %ld cases\n", (unsigned)(bits), cases);
 #define F52(bits, fn)                                                                                                 \
     for (long c = 0; c < cases; c++) {                                                                                \
         const unsigned k = ((bits) + 51) / 52;                                                                        \
