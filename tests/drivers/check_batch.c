@@ -5,7 +5,8 @@
  *   --odd-moduli: modulus objects made odd (a forced variant that takes odd moduli only, midint_variant.odd_moduli)
  * Cases come on stdin, one per line: "op bits count pattern seed api alias [args]"
  *   op: any operation of the table (midint_op_describe; its reference text is the GMP reference)
- *   api: host|async (host buffers, asynchronously, then midint_synchronize)|device
+ *   api: host|async (host buffers, asynchronously, then midint_synchronize)|device|device4 (CUDA: device buffers that
+ *        start 4 bytes past an allocation, so not 16-byte aligned: the kernels' 16-byte accesses must stand aside)
  *   alias: none|ra (r is a)|rb (r is b)|rab (a, b and r one buffer)|ab (a and b one buffer: a square), where a and b
  *          are the operation's first and second inputs of n words and r its result
  *   args: scalars and optional buffers, e.g. "shift=33", "shift=max" (bits - 1), "shifts=each" (per-instance counts),
@@ -57,11 +58,11 @@ static void host_release(void *p, void *arg)
 }
 
 /* The same call through device buffers: one per distinct host array (aliases share one), written, the call, the
- * outputs read back. */
-static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_t *const *use)
+ * outputs read back; each buffer `skew` bytes past its allocation (CUDA: device pointers are addresses). */
+static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_t *const *use, size_t skew)
 {
     const midint_op_info *d = b->info;
-    void *dev[OPB_MAX] = {NULL}, *bufs[OPB_MAX];
+    void *dev[OPB_MAX] = {NULL}, *base[OPB_MAX] = {NULL}, *bufs[OPB_MAX];
     unsigned scalars[OPB_MAX];
     midint_status st = MIDINT_OK;
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++) {
@@ -71,8 +72,10 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
             if (use[j] == use[i])
                 dev[i] = dev[j];
         size_t bytes = (size_t)(b->count * batch_words(b, i) * 4);
-        if (!dev[i] && (st = midint_buffer_alloc(ctx, bytes ? bytes : 4, &dev[i])) == MIDINT_OK)
+        if (!dev[i] && (st = midint_buffer_alloc(ctx, (bytes ? bytes : 4) + skew, &base[i])) == MIDINT_OK) {
+            dev[i] = (char *)base[i] + skew;
             st = midint_buffer_write(ctx, dev[i], use[i], bytes);
+        }
     }
     unsigned k = 0;
     for (unsigned i = 0; i < d->nparams; i++)
@@ -86,13 +89,9 @@ static midint_status call_device(midint_context *ctx, const op_batch *b, uint32_
     for (unsigned i = 0; i < d->nparams && st == MIDINT_OK; i++)
         if (use[i] && d->params[i].kind == MIDINT_PARAM_OUTPUT)
             st = midint_buffer_read(ctx, use[i], dev[i], (size_t)(b->count * batch_words(b, i) * 4));
-    for (unsigned i = 0; i < d->nparams; i++) {
-        int shared = 0;
-        for (unsigned j = 0; j < i; j++)
-            shared |= dev[j] == dev[i];
-        if (dev[i] && !shared)
-            midint_buffer_free(ctx, dev[i]);
-    }
+    for (unsigned i = 0; i < d->nparams; i++)
+        if (base[i]) /* set only where allocated: aliases share another's */
+            midint_buffer_free(ctx, base[i]);
     return st;
 }
 
@@ -190,8 +189,12 @@ static int run_case(midint_context *ctx, const test_case *c, char *why, size_t w
         if (d->params[i].kind != MIDINT_PARAM_SCALAR)
             bufs[k++] = d->params[i].kind == MIDINT_PARAM_MODULUS ? (void *)b.mod[i] : use[i];
     batch_scalars(&b, scalars);
-    if (strcmp(c->api, "device") == 0)
-        st = call_device(ctx, &b, use);
+    if (strcmp(c->api, "device4") == 0 && midint_context_backend(ctx) != MIDINT_BACKEND_CUDA) {
+        snprintf(why, whylen, "api device4 needs CUDA (OpenCL buffers are objects)");
+        goto done;
+    }
+    if (strncmp(c->api, "device", 6) == 0)
+        st = call_device(ctx, &b, use, strcmp(c->api, "device4") == 0 ? 4u : 0u);
     else if (strcmp(c->api, "async") == 0) {
         st = midint_run_async(ctx, b.op, c->count, c->bits, bufs, scalars, NULL);
         if (st == MIDINT_OK)
