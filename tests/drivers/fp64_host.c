@@ -35,15 +35,18 @@ static long long __double_as_longlong(double d)
     return x;
 }
 
-/* a b + c rounded down to a double, for non-negative integers a, b < 2^53 and c a power of two below 2^106 */
+/* a b + c rounded down to a double, for non-negative integers a, b < 2^53 and c below 2^106 */
 static double __fma_rd(double a, double b, double c)
 {
-    int e;
-    if (a < 0 || b < 0 || a != floor(a) || b != floor(b) || frexp(c, &e) != 0.5 || e < 1) {
+    if (a < 0 || b < 0 || c < 0 || a != floor(a) || b != floor(b) || c != floor(c) || c >= ldexp(1.0, 106)) {
         misuse++;
         return 0;
     }
-    unsigned __int128 v = (unsigned __int128)(u64)a * (u64)b + ((unsigned __int128)1 << (e - 1));
+    int e;
+    frexp(c, &e);   /* c = m 2^e, m in [0.5, 1): its 53 bits as an integer, shifted into place */
+    const unsigned __int128 cv =
+        e > 53 ? (unsigned __int128)(u64)ldexp(c, 53 - e) << (e - 53) : (unsigned __int128)(u64)c;
+    unsigned __int128 v = (unsigned __int128)(u64)a * (u64)b + cv;
     int t = 127;
     while (t > 0 && !((v >> t) & 1))
         t--;
