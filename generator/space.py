@@ -785,10 +785,7 @@ MOD_THREAD = OpFamily(
                               "resident": MOD_ROWS_RESIDENT.get(v.words) if mod_rows(v) else None,
                               "scratch": mod_scratch_mode(v), "ws_words": mod_workspace_words(v),
                               "arrays": mod_scratch.kernel_arrays(v.op, v.words),
-                              "fdiv_min_bits": fdiv_min_bits(v.words) if mulmod_fdiv(v) else 0,
-                              "fdiv_skip_from": fdiv_first_zero_bits(v.words)
-                              if mulmod_fdiv(v) and v.bits in MULMOD_FDIV_SKIP_FIRST_BITS else 0,
-                              "fdiv_radix": fdiv_radix(v.words)},
+                              **fdiv_context(v)},
     workspace_words=lambda v: mod_workspace_words(v),
     extra_sizes=(384, 1536, 3072),
     constraints=(
@@ -1027,8 +1024,8 @@ MULMOD_FDIV_SKIP_FIRST_BITS = (384, 512)
 
 
 def fdiv_radix(words: int) -> int:
-    """The division's radix (its limbs' bits) at `words` words: MULMOD_FDIV_RADIX, else 49."""
-    return MULMOD_FDIV_RADIX.get(32 * words, 49)
+    """The division's radix (its limbs' bits) at `words` words, a size MULMOD_FDIV_RADIX names."""
+    return MULMOD_FDIV_RADIX[32 * words]
 
 
 def fdiv_limbs(words: int) -> int:
@@ -1068,6 +1065,17 @@ assert all(fdiv_bounds_hold(b // 32) for b in MULMOD_FDIV_BITS), "MULMOD_FDIV_BI
 def mulmod_fdiv(v: Variant) -> bool:
     """Does v's mulmod take the division on the FP64 pipe for moduli of at least fdiv_min_bits?"""
     return v.op == "mulmod" and v.backend == "cuda" and v.bits in MULMOD_FDIV_BITS
+
+
+def fdiv_context(v: Variant) -> dict:
+    """kernel_mod_thread.j2's view of the division (lib_mulmod_fdiv.j2's define): its radix, limbs, least modulus and
+    the modulus from which its first digit's step is left out (0 where it is kept), all 0 where v has no such
+    division; the template derives none of them."""
+    if not mulmod_fdiv(v):
+        return {"fdiv_radix": 0, "fdiv_limbs": 0, "fdiv_min_bits": 0, "fdiv_skip_from": 0}
+    return {"fdiv_radix": fdiv_radix(v.words), "fdiv_limbs": fdiv_limbs(v.words),
+            "fdiv_min_bits": fdiv_min_bits(v.words),
+            "fdiv_skip_from": fdiv_first_zero_bits(v.words) if v.bits in MULMOD_FDIV_SKIP_FIRST_BITS else 0}
 
 
 def cedes_f52(v: Variant) -> bool:

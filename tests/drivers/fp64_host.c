@@ -42,11 +42,7 @@ static double __fma_rd(double a, double b, double c)
         misuse++;
         return 0;
     }
-    int e;
-    frexp(c, &e);   /* c = m 2^e, m in [0.5, 1): its 53 bits as an integer, shifted into place */
-    const unsigned __int128 cv =
-        e > 53 ? (unsigned __int128)(u64)ldexp(c, 53 - e) << (e - 53) : (unsigned __int128)(u64)c;
-    unsigned __int128 v = (unsigned __int128)(u64)a * (u64)b + cv;
+    unsigned __int128 v = (unsigned __int128)(u64)a * (u64)b + (unsigned __int128)c;   /* c an integer: exact */
     int t = 127;
     while (t > 0 && !((v >> t) & 1))
         t--;
