@@ -928,10 +928,62 @@ MOD_LANES_MUL = replace(
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
 # run of such a variant in CI costs minutes; OpenCL keeps the thread per instance.
 MOD_DIV_LANES_Q = {3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_q)
+
+# ... and at these sizes by schoolbook division in radix 2^r on the FP64 pipe (templates/kernel_div_lanes_fdiv.j2:
+# lib_mulmod_fdiv.j2's digits over the lanes), r per size. Its bounds (div_fdiv_bounds_hold): D's top limb keeps
+# 32N - r (K - 1) bits with the top one set, at least 2^(69 - r); the unnormalized limbs (a limb and K + 2 steps'
+# two parts, below beta and 8 beta each) stay below 2^62, and what the estimate leaves out of them weighs at most 2^-12
+# of a unit against that top limb; a digit times a limb below 2^(r + 52) (r at most 49).
+DIV_LANES_FDIV_RADIX = {3072: 49, 4096: 49, 8192: 48}
+
+
+def div_fdiv_limbs(bits: int) -> int:
+    """K, D's limbs of DIV_LANES_FDIV_RADIX bits at `bits` bits."""
+    r = DIV_LANES_FDIV_RADIX[bits]
+    return (bits + r - 1) // r
+
+
+def div_fdiv_bounds_hold(bits: int) -> bool:
+    """Do kernel_div_lanes_fdiv.j2's bounds (DIV_LANES_FDIV_RADIX's comment) hold at `bits` bits?"""
+    r, k = DIV_LANES_FDIV_RADIX[bits], div_fdiv_limbs(bits)
+    top = bits - r * (k - 1)   # D's top limb's bits, its top one set
+    limb = 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r)
+    return r <= 49 and top - 1 >= 69 - r and limb < 2 ** 62 and limb * 2 ** 12 <= 2 ** (r + top - 1)
+
+
+assert all(div_fdiv_bounds_hold(b) for b in DIV_LANES_FDIV_RADIX), "DIV_LANES_FDIV_RADIX outside its bounds"
+
+
+def div_lanes_fdiv(v: Variant) -> bool:
+    """Does v's divrem or mod on lanes (modld) divide on the FP64 pipe (kernel_div_lanes_fdiv.j2)?"""
+    return v.op in ("divrem", "mod") and v.backend == "cuda" and v.bits in DIV_LANES_FDIV_RADIX
+
+
+def div_fdiv_context(v: Variant) -> dict:
+    """kernel_div_lanes.j2's `fdiv` (None: the division on words): the radix, D's limbs K, the slots P a lane holds
+    (L P >= K + 2: the window; P >= 4: the estimate's limbs and D's top two in the top lane) and the digit slots C a
+    lane holds (L C > 64N / r: every digit of a dividend of 2N words, and a carry)."""
+    if not div_lanes_fdiv(v):
+        return None
+    r, k = DIV_LANES_FDIV_RADIX[v.bits], div_fdiv_limbs(v.bits)
+    slots = max(4, -(-(k + 2) // v.lanes))
+    digits = -(-((64 * v.words + r - 1) // r + 1) // v.lanes)
+    return {"radix": r, "limbs": k, "slots": slots, "digit_slots": digits}
+
+
+def div_lanes_shared_words(v: Variant) -> int:
+    """modld's shared words a block: a row of N + 1 words per instance (the remainder), or for the FP64 division rows
+    of L (C + P) limbs of 64 bits (the staged dividend limbs and the digits, the remainder)."""
+    f = div_fdiv_context(v)
+    if f:
+        return v.block // v.lanes * v.lanes * (f["digit_slots"] + f["slots"]) * 2
+    return v.block // v.lanes * (v.words + 1)
+
+
 MOD_DIV_LANES = replace(
     MOD_LANES, name="modld", template="kernel_div_lanes.j2", qs=(12, 16, 24, 32, 48, 64), backends=("cuda",),
-    shared_words=lambda v: v.block // v.lanes * (v.words + 1),   # a row of N + 1 words per instance (the remainder)
-    render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes)},
+    shared_words=div_lanes_shared_words,
+    render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes), "fdiv": div_fdiv_context(v)},
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
         Constraint("modld_q", "24 words per lane at 3072 bits, 16 at 4096, 32 above (H200, divrem of 2 bits by bits, "
                    "M/s, Q = 16 / 32 / 64: 4096 bits 146.5 / 131.3 / 105.3, 8192 40.0 / 42.6 / 35.9, 16384 11.6 / 12.4 "
