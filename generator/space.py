@@ -934,7 +934,14 @@ MOD_DIV_LANES_Q = {3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_
 # 32N - r (K - 1) bits with the top one set, at least 2^(69 - r); the unnormalized limbs (a limb and K + 2 steps'
 # two parts, below beta and 8 beta each) stay below 2^62, and what the estimate leaves out of them weighs at most 2^-12
 # of a unit against that top limb; a digit times a limb below 2^(r + 52) (r at most 49).
+# H200, ms, 524288 instances (262144 at 8192 bits; tuning/results/h200-2026-11-29-s36 run 4), against the division on
+# words: divrem 3072 1.54-1.57 / 1.84-1.86, mod 3072 1.35 / 1.56-1.57, divrem 4096 2.35 / 3.20 (223 M/s), mod 4096 2.19
+# / 2.90-2.92, divrem 8192 3.82 / 5.38-5.40, mod 8192 3.56-3.58 / 4.90-4.91.
 DIV_LANES_FDIV_RADIX = {3072: 49, 4096: 49, 8192: 48}
+# blocks of 128 an SM the compiler must fit (unbounded, ptxas took 118-226 registers): run 4, divrem at 4096 bits 2.35
+# ms at 4 blocks against 2.48 at 5 and 2.79 unbounded (run 3), 3072 1.54-1.57 at 3 against 1.62 at 4, 8192 3.82 at 3
+# against 4.06 at 2 (the rows of shared memory allow 3 there)
+DIV_LANES_FDIV_RESIDENT = {3072: 3, 4096: 4, 8192: 3}
 
 
 def div_fdiv_limbs(bits: int) -> int:
@@ -968,7 +975,8 @@ def div_fdiv_context(v: Variant) -> dict:
     r, k = DIV_LANES_FDIV_RADIX[v.bits], div_fdiv_limbs(v.bits)
     slots = max(4, -(-(k + 2) // v.lanes))
     digits = -(-((64 * v.words + r - 1) // r + 1) // v.lanes)
-    return {"radix": r, "limbs": k, "slots": slots, "digit_slots": digits}
+    return {"radix": r, "limbs": k, "slots": slots, "digit_slots": digits,
+            "resident": DIV_LANES_FDIV_RESIDENT.get(v.bits, 0)}
 
 
 def div_lanes_shared_words(v: Variant) -> int:
