@@ -742,7 +742,7 @@ MAP = OpFamily(
 MOD_PRIVATE_MAX_BITS = 8192
 MOD_MAX_BITS = 32768
 MOD_ROWS_MAX_WORDS = 64
-MOD_DIV_LANES_MIN_BITS = 3072   # divrem and mod on lanes (modld) from here, CUDA
+MOD_DIV_LANES_MIN_BITS = 2048   # divrem and mod on lanes (modld) from here, CUDA (from 2048: the FP64 division)
 MOD_ROWS_OPENCL_BYTES = 48 * 1024
 # blocks per SM asked of ptxas for the rows' kernels (it caps the registers), where no spill lands in the steps' loop
 # (ptxas -v and the SASS, sm_90): 256 bits 48 registers, 10 blocks (divrem spills one word outside the loop); 512 bits
@@ -927,7 +927,7 @@ MOD_LANES_MUL = replace(
 # 16384 (0.036), 3.43 at 32768 (0.0046).
 # CUDA only: on OpenCL every shuffle and ballot of a step is a work-group barrier through local memory, and the CPU
 # run of such a variant in CI costs minutes; OpenCL keeps the thread per instance.
-MOD_DIV_LANES_Q = {3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_q)
+MOD_DIV_LANES_Q = {2048: 16, 3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_q)
 
 # ... and at these sizes by schoolbook division in radix 2^r on the FP64 pipe (templates/kernel_div_lanes_fdiv.j2:
 # lib_mulmod_fdiv.j2's digits over the lanes), r per size. Its bounds (div_fdiv_bounds_hold): D's top limb keeps
@@ -936,12 +936,14 @@ MOD_DIV_LANES_Q = {3072: 24, 4096: 16}   # Q per size, 32 for the others (modld_
 # of a unit against that top limb; a digit times a limb below 2^(r + 52) (r at most 49).
 # H200, ms, 524288 instances (262144 at 8192 bits; tuning/results/h200-2026-11-29-s36 run 4), against the division on
 # words: divrem 3072 1.54-1.57 / 1.84-1.86, mod 3072 1.35 / 1.56-1.57, divrem 4096 2.35 / 3.20 (223 M/s), mod 4096 2.19
-# / 2.90-2.92, divrem 8192 3.82 / 5.38-5.40, mod 8192 3.56-3.58 / 4.90-4.91.
-DIV_LANES_FDIV_RADIX = {3072: 49, 4096: 49, 8192: 48}
+# / 2.90-2.92, divrem 8192 3.82 / 5.38-5.40, mod 8192 3.56-3.58 / 4.90-4.91. Run 7: divrem 16384 (65536 instances)
+# 3.45-3.47 / 4.92, mod 3.29-3.31 / 4.57-4.61, divrem 32768 (16384) 3.75 / 4.62-4.65, mod 3.62-3.67 / 4.47-4.49; at 2048
+# bits (2^20) against the rows: divrem 1.68-1.69 / 1.70-1.73, mod 1.45 / 1.55.
+DIV_LANES_FDIV_RADIX = {2048: 49, 3072: 49, 4096: 49, 8192: 48, 16384: 47, 32768: 44}
 # blocks of 128 an SM the compiler must fit (unbounded, ptxas took 118-226 registers): run 4, divrem at 4096 bits 2.35
 # ms at 4 blocks against 2.48 at 5 and 2.79 unbounded (run 3), 3072 1.54-1.57 at 3 against 1.62 at 4, 8192 3.82 at 3
 # against 4.06 at 2 (the rows of shared memory allow 3 there)
-DIV_LANES_FDIV_RESIDENT = {3072: 3, 4096: 4, 8192: 3}
+DIV_LANES_FDIV_RESIDENT = {2048: 4, 3072: 3, 4096: 4, 8192: 3, 16384: 3, 32768: 3}
 
 
 def div_fdiv_limbs(bits: int) -> int:
@@ -993,14 +995,17 @@ MOD_DIV_LANES = replace(
     shared_words=div_lanes_shared_words,
     render_context=lambda v: {"masks": lanes_plan.segment_masks(v.lanes), "fdiv": div_fdiv_context(v)},
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
-        Constraint("modld_q", "24 words per lane at 3072 bits, 16 at 4096, 32 above (H200, divrem of 2 bits by bits, "
+        Constraint("modld_q", "16 words per lane at 2048 bits, 24 at 3072, 16 at 4096, 32 above (H200, divrem of 2 "
+                   "bits by bits, the FP64 division at 2048 bits, ms for 2^20: Q = 16 1.68-1.69, 32 2.42-2.45; "
+                   "the division on words, "
                    "M/s, Q = 16 / 32 / 64: 4096 bits 146.5 / 131.3 / 105.3, 8192 40.0 / 42.6 / 35.9, 16384 11.6 / 12.4 "
                    "/ 11.5, 32768 - / 3.45 / 3.26; H100, 3072 bits, Q = 12 / 24 / 48: 225.6 / 227.6 / 177.9, the thread "
                    "per instance 48.0): one variant per size",
                    lambda v: v.q == MOD_DIV_LANES_Q.get(v.bits, 32), "prune"),
-        Constraint("modld_min_bits", f"from {MOD_DIV_LANES_MIN_BITS} bits, where the thread per instance's rows of "
-                   "shared memory end (H200, divrem at 2048 bits: the rows 504 M/s, 4 lanes of 16 words 416, 2 of 32 "
-                   "278)", lambda v: v.bits >= MOD_DIV_LANES_MIN_BITS, "prune"),
+        Constraint("modld_min_bits", f"from {MOD_DIV_LANES_MIN_BITS} bits, where the FP64 division on 4 lanes passes "
+                   "the thread per instance's rows (H200, 2^20 instances, ms: divrem 1.68-1.69 against 1.70-1.73, mod "
+                   "1.45 against 1.55; the division on words there: 4 lanes of 16 words 416 M/s, 2 of 32 278, the rows "
+                   "504)", lambda v: v.bits >= MOD_DIV_LANES_MIN_BITS, "prune"),
         Constraint("modld_max_bits", f"at most {MOD_MAX_BITS} bits (where the modular operations end)",
                    lambda v: v.bits <= MOD_MAX_BITS),
     ))

@@ -40,9 +40,10 @@ def context(bits):
     return lanes, div_fdiv_context(v)
 
 
-def div_lanes_fdiv(x, d, bits, bias=2.0, extra_steps=0):
+def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0):
     """The template's steps on Python integers (a limb's value where the kernel keeps patterns less it): (q, r).
-    `extra_steps` starts that many digits above the instance's own J, as for an instance whose warp has a larger one."""
+    The steps start at the larger of the instance's own top digit J and `warp_top`, as for an instance whose warp has
+    a larger J."""
     lanes, f = context(bits)
     r, k, slots = f["radix"], f["limbs"], f["slots"]
     mask, beta = (1 << r) - 1, float(1 << r)
@@ -64,7 +65,7 @@ def div_lanes_fdiv(x, d, bits, bias=2.0, extra_steps=0):
     c = 32 * nd - d.bit_length()
     e = 32 * (nx - nd) + c + 1
     j_top = (e + r - 1) // r - 1 if e > 0 else 0
-    j_top += extra_steps
+    j_top = max(j_top, warp_top)
     assert (j_top + 1) + 1 <= lanes * f["digit_slots"], "the digit row holds every digit and a carry"
     inv = beta / fma(float(m[k - 1]), beta, float(m[k - 2]))
     v = [ylimb(j_top - z + s) for s in range(width)]
@@ -134,7 +135,11 @@ def dividends(d, bits, rng):
     yield rng.getrandbits(bits)
 
 
-@pytest.mark.parametrize("bits", sorted(DIV_LANES_FDIV_RADIX))
+# above this the model takes seconds a division (hundreds of slots and steps): a few cases there
+FULL_MAX_BITS = 8192
+
+
+@pytest.mark.parametrize("bits", [b for b in sorted(DIV_LANES_FDIV_RADIX) if b <= FULL_MAX_BITS])
 def test_div_lanes_fdiv_model_against_python(bits):
     assert div_fdiv_bounds_hold(bits)
     rng = random.Random(bits)
@@ -146,13 +151,27 @@ def test_div_lanes_fdiv_model_against_python(bits):
     assert n == 9 * 8
 
 
+@pytest.mark.parametrize("bits", [b for b in sorted(DIV_LANES_FDIV_RADIX) if b > FULL_MAX_BITS])
+def test_div_lanes_fdiv_model_large(bits):
+    """The largest sizes on their hardest cases: D's limbs at their largest under the largest dividend, the most
+    steps (a divisor of one word), a dividend one below a multiple of a random divisor."""
+    assert div_fdiv_bounds_hold(bits)
+    rng = random.Random(bits)
+    top = (1 << (2 * bits)) - 1
+    d = rng.getrandbits(bits) | (1 << (bits - 1))
+    for x, d in ((top, (1 << bits) - 1), (top, (1 << 32) - 1), (d * rng.getrandbits(bits) + d - 1, d)):
+        assert div_lanes_fdiv(x, d, bits) == divmod(x, d), (hex(x), hex(d))
+
+
 def test_extra_steps_of_the_warp():
-    """An instance whose warp starts above its own top digit: the extra steps' digits are 0 and the result the same."""
+    """An instance whose warp starts at the largest top digit a warp can have (a dividend of 2N words by a divisor of
+    one), far above its own: the extra steps' digits are 0 and the result the same."""
     rng = random.Random(5)
     for bits in sorted(DIV_LANES_FDIV_RADIX):
+        r = DIV_LANES_FDIV_RADIX[bits]
         d = rng.getrandbits(bits) | (1 << (bits - 1))
         x = rng.getrandbits(bits + 40)
-        assert div_lanes_fdiv(x, d, bits, extra_steps=90) == divmod(x, d)
+        assert div_lanes_fdiv(x, d, bits, warp_top=-(-2 * bits // r) - 1) == divmod(x, d)
 
 
 def test_model_catches_a_wrong_bias():
