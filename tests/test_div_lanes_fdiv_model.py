@@ -1,6 +1,7 @@
 """divrem and mod on lanes by the division in radix 2^r on the FP64 pipe (kernel_div_lanes_fdiv.j2, CUDA) modelled in
 Python, so that CI (no GPU) checks its arithmetic: the normalization by sh, the warp's top digit J, the window's slots
-(L P of them, Z below position 0 holding the limbs that enter next), each step's estimate from the top three slots by
+(L P of them, Z below position 0 holding the limbs that enter next; each kept as the kernel keeps it, the split's bit
+patterns less the limb mod 2^64, read through its exponent fields s KOFF), each step's estimate from the top three slots by
 the same IEEE double operations (fma rounded once, through fractions), the window moving up a slot as q D's two parts
 come off, the last estimate at digit 0 in place, and the final subtraction. It asserts the bounds the template's header
 and space.div_fdiv_bounds_hold argue (q never above the true digit, digits below 4.3 beta, q D's limbs below
@@ -40,10 +41,10 @@ def context(bits):
     return lanes, div_fdiv_context(v)
 
 
-def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0):
-    """The template's steps on Python integers (a limb's value where the kernel keeps patterns less it): (q, r).
+def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0, last_koff=1):
+    """The template's steps on Python integers, its slots as it keeps them (patterns less the limb, mod 2^64): (q, r).
     The steps start at the larger of the instance's own top digit J and `warp_top`, as for an instance whose warp has
-    a larger J."""
+    a larger J. `last_koff`: the exponent fields the last estimate's parts add to each slot, in KOFFs (the kernel's 1)."""
     lanes, f = context(bits)
     r, k, slots = f["radix"], f["limbs"], f["slots"]
     mask, beta = (1 << r) - 1, float(1 << r)
@@ -68,7 +69,16 @@ def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0):
     j_top = max(j_top, warp_top)
     assert (j_top + 1) + 1 <= lanes * f["digit_slots"], "the digit row holds every digit and a carry"
     inv = beta / fma(float(m[k - 1]), beta, float(m[k - 2]))
-    v = [ylimb(j_top - z + s) for s in range(width)]
+    lo_pat, hi_pat = 0x433 << 52, (1023 + r + 52) << 52   # the split's parts' exponent fields (lib_fp64_columns.j2)
+    koff = (lo_pat + hi_pat) % (1 << 64)
+    # S[s]: slot s's patterns less its limb, mod 2^64, as the kernel keeps it; the limb is s KOFF - S[s] (plus one KOFF
+    # after the last estimate, which takes its parts in place)
+    S = [(s * koff - ylimb(j_top - z + s)) % (1 << 64) for s in range(width)]
+    late = 0
+
+    def value(s):
+        return to_i64((s + late) * koff - S[s])
+
     exact_r, quot = y, 0
 
     def estimate(r2, r1, r0, b):
@@ -83,24 +93,25 @@ def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0):
         exact_r -= (q * big_d) << (r * j)
         quot += q << (r * j)
         for s in range(width):                       # q D's low part at lo_at(s), high part at hi_at(s)
-            for i, part in ((lo_at(s), lambda p: p & mask), (hi_at(s), lambda p: p >> r)):
-                p = q * dm(i)
-                assert p < 1 << (r + 52), "the split needs q D[i] < 2^(radix + 52)"
-                v[s] -= part(p)
-            assert abs(v[s]) < 1 << 62, "an unnormalized limb past its bound"
+            lo, hi = q * dm(lo_at(s)), q * dm(hi_at(s))
+            assert lo < 1 << (r + 52) and hi < 1 << (r + 52), "the split needs q D[i] < 2^(radix + 52)"
+            S[s] = (S[s] + lo_pat + (lo & mask) + hi_pat + (hi >> r)) % (1 << 64)
+            assert abs(to_i64((s + 1) * koff - S[s])) < 1 << 62, "an unnormalized limb past its bound"
 
     r2 = 0
     for j in range(j_top, -1, -1):
-        r2 = v[width - 1]
-        q = estimate(r2, v[width - 2], v[width - 3], bias)
+        r2 = value(width - 1)
+        q = estimate(r2, value(width - 2), value(width - 3), bias)
         assert Fraction(exact_r, big_d << (r * j)) < Fraction(43, 10) * (1 << r), "a digit above its bound"
         take(q, j, lambda s: s - z, lambda s: s - z - 1)
-        v = [ylimb(j - z - 1)] + v[:-1]              # up a slot; the top one leaves (position K + 2 from here)
-    q0 = estimate(r2, v[width - 1], v[width - 2], 2.0 ** -10 if bias else 0.0)
+        # up a slot (its patterns now those of the slot above); the top one leaves (position K + 2 from here)
+        S = [-ylimb(j - z - 1) % (1 << 64)] + S[:-1]
+    q0 = estimate(r2, value(width - 1), value(width - 2), 2.0 ** -10 if bias else 0.0)
     assert exact_r < 5 * big_d
     take(q0, 0, lambda s: s - z - 1, lambda s: s - z - 2)
+    late = last_koff
     assert 0 <= exact_r < 2 * big_d, "R at least 2 D after digit 0's second estimate"
-    rem = sum(v[s] << (r * (s - z - 1)) for s in range(z + 1, width)) % (1 << (r * (k + 1)))
+    rem = sum(value(s) << (r * (s - z - 1)) for s in range(z + 1, width)) % (1 << (r * (k + 1)))
     assert rem == exact_r, "the slots' limbs, normalized, are not the remainder"
     if rem >= big_d:
         rem -= big_d
@@ -172,6 +183,26 @@ def test_extra_steps_of_the_warp():
         d = rng.getrandbits(bits) | (1 << (bits - 1))
         x = rng.getrandbits(bits + 40)
         assert div_lanes_fdiv(x, d, bits, warp_top=-(-2 * bits // r) - 1) == divmod(x, d)
+
+
+def test_model_catches_a_wrong_offset():
+    """The limbs read without the last estimate's exponent fields are off by one KOFF each: the model's remainder check
+    catches it, so the pattern bookkeeping is one the tests above check."""
+    with pytest.raises(AssertionError, match="not the remainder"):
+        div_lanes_fdiv((1 << 8191) + 12345, (1 << 4095) + 7, 4096, last_koff=0)
+
+
+def test_template_keeps_the_models_offsets():
+    """The template's slots carry the exponent fields the model does: s KOFF (KOFF the split's two fields) from the
+    start, the top three slots' at the estimates, and one KOFF more after the last estimate."""
+    src = (ROOT / "templates" / "kernel_div_lanes_fdiv.j2").read_text()
+    for form in ('{% set KOFF = "(" ~ fc.lo_pat() ~ " + " ~ fc.hi_pat(R) ~ ")" -%}',
+                 "S[i] = (u64)s * DLF_KOFF - dlf_limb_",
+                 "const u64 f_top = (u64){{ L * P - 1 }}u * DLF_KOFF, f_top1 = (u64){{ L * P - 2 }}u * DLF_KOFF;",
+                 "const u64 f_top2 = (u64){{ L * P - 3 }}u * DLF_KOFF;",
+                 "V[i] = (long long)((u64)(lane * {{ P }}u + i + 1u) * DLF_KOFF - S[i]);",
+                 '"-2.0"', '"-0.0009765625"'):
+        assert form in src, form
 
 
 def test_model_catches_a_wrong_bias():
