@@ -946,17 +946,27 @@ DIV_LANES_FDIV_RADIX = {2048: 49, 3072: 49, 4096: 49, 8192: 48, 16384: 47, 32768
 DIV_LANES_FDIV_RESIDENT = {2048: 4, 3072: 3, 4096: 4, 8192: 3, 16384: 3, 32768: 3}
 
 
+def radix_limbs(bits: int, r: int) -> int:
+    """The limbs of r bits that hold `bits` bits (the FP64 divisions' K)."""
+    return (bits + r - 1) // r
+
+
+def fdiv_limb_bound(r: int, k: int) -> int:
+    """A bound on the FP64 divisions' unnormalized remainder limbs (lib_mulmod_fdiv.j2, kernel_div_lanes_fdiv.j2): a
+    limb and K + 2 digits' two parts, below beta and 8 beta each, in radix beta = 2^r."""
+    return 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r)
+
+
 def div_fdiv_limbs(bits: int) -> int:
     """K, D's limbs of DIV_LANES_FDIV_RADIX bits at `bits` bits."""
-    r = DIV_LANES_FDIV_RADIX[bits]
-    return (bits + r - 1) // r
+    return radix_limbs(bits, DIV_LANES_FDIV_RADIX[bits])
 
 
 def div_fdiv_bounds_hold(bits: int) -> bool:
     """Do kernel_div_lanes_fdiv.j2's bounds (DIV_LANES_FDIV_RADIX's comment) hold at `bits` bits?"""
     r, k = DIV_LANES_FDIV_RADIX[bits], div_fdiv_limbs(bits)
     top = bits - r * (k - 1)   # D's top limb's bits, its top one set
-    limb = 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r)
+    limb = fdiv_limb_bound(r, k)
     return r <= 49 and top - 1 >= 69 - r and limb < 2 ** 62 and limb * 2 ** 12 <= 2 ** (r + top - 1)
 
 
@@ -1095,8 +1105,7 @@ def fdiv_radix(words: int) -> int:
 
 def fdiv_limbs(words: int) -> int:
     """K, the limbs of fdiv_radix bits that hold `words` words."""
-    r = fdiv_radix(words)
-    return (32 * words + r - 1) // r
+    return radix_limbs(32 * words, fdiv_radix(words))
 
 
 def fdiv_min_bits(words: int) -> int:
@@ -1121,7 +1130,7 @@ def fdiv_bounds_hold(words: int) -> bool:
     limb stays below 2^(r + 52), as the exact split needs (r at most 49)."""
     bits, k, wide, r = 32 * words, fdiv_limbs(words), fdiv_min_bits(words), fdiv_radix(words)
     return (r <= 49 and bits - 32 <= wide < bits <= r * k and 2 * bits - wide - r * k <= r - 3
-            and 2 ** r + (k + 2) * (2 ** (r + 3) + 2 ** r) < 2 ** 57)
+            and fdiv_limb_bound(r, k) < 2 ** 57)
 
 
 assert all(fdiv_bounds_hold(b // 32) for b in MULMOD_FDIV_BITS), "MULMOD_FDIV_BITS outside the fdiv bounds"

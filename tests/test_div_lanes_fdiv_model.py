@@ -22,16 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from generator.space import (DIV_LANES_FDIV_RADIX, MOD_DIV_LANES_Q, div_fdiv_bounds_hold,  # noqa: E402
                              div_fdiv_context)
-
-
-def fma(a, b, c):
-    """a b + c rounded once to the nearest double, as the FP64 unit's fma."""
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
-def to_i64(v):
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >> 63 else v
+from fp64_model import fma, limbs, to_i64  # noqa: E402
 
 
 def context(bits):
@@ -53,7 +44,7 @@ def div_lanes_fdiv(x, d, bits, bias=2.0, warp_top=0, last_koff=1):
     assert 0 < d < 1 << bits and 0 <= x < 1 << (2 * bits)
     sh = bits - d.bit_length()                      # 32 (N - words(d)) + clz(d's top word)
     big_d, y = d << sh, x << sh
-    m = [(big_d >> (r * i)) & mask for i in range(k)]
+    m = limbs(big_d, k, r)
     assert m[k - 1] >> (69 - r), "D's top limb below 2^(69 - r)"
 
     def dm(i):                                      # D's limb i, 0 off D

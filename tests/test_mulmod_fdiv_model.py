@@ -19,20 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from generator.space import (MULMOD_FDIV_BITS, MULMOD_FDIV_RADIX, MULMOD_FDIV_SKIP_FIRST_BITS,  # noqa: E402
                              fdiv_bounds_hold, fdiv_first_zero_bits, fdiv_limbs, fdiv_min_bits, fdiv_radix)
-
-
-def fma(a, b, c):
-    """a b + c rounded once to the nearest double, as the FP64 unit's fma."""
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
-def limbs(x, k, r):
-    return [(x >> (r * i)) & ((1 << r) - 1) for i in range(k)]
-
-
-def to_i64(v):
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >> 63 else v
+from fp64_model import fma, limbs, to_i64  # noqa: E402
 
 
 def mulmod_fdiv(a, b, m, words, bias=2.0, first=None):
