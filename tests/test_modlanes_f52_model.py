@@ -2,15 +2,21 @@
 checks its arithmetic: the exact split of a limb product into its two bit patterns, the 64-bit column sums of raw
 patterns, the exponent fields dropped mod 2^52 and subtracted from the carries by the template's own counts
 (MF_PAIR, MF_LO2, MF_HI2, read from the template), the windows passed between lanes, and the lanes' carry rounds.
-The model follows mf_montmul step by step; the GPU tests (test_variants' powm) check the kernels themselves."""
+The model follows mf_montmul step by step, and mf_montsqr (each cross product once, its exponent counts the
+template's tables) against it; the GPU tests (test_variants' powm) check the kernels themselves."""
 
 import random
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from test_modlanes_ct import render_f52  # noqa: E402  (the template rendered at L lanes)
+
 MASK52 = (1 << 52) - 1
 MASK64 = (1 << 64) - 1
 EXP_LO, EXP_HI = 0x433 << 52, 0x467 << 52   # the bit patterns of 2^52 and 2^104: the patterns' exponent fields
@@ -26,6 +32,38 @@ def split(a, b):
     (exact: a b < 2^104)."""
     assert 0 <= a < 1 << 52 and 0 <= b < 1 << 52
     return EXP_HI + (a * b >> 52), EXP_LO + (a * b & MASK52)
+
+
+def pass_down(W, c0, L, D):
+    """The end of a step: lane 0's carry into its column D, each lane's low D columns to the lane below (lane L - 1
+    takes none) and its high ones moved down."""
+    passed = [W[(k + 1) % L][:D] for k in range(L)]
+    for k in range(L):
+        W[k][D] = (W[k][D] + c0[k]) & MASK64
+        c0[k] = 0
+        W[k][:] = [(W[k][j + D] + (passed[k][j] if k != L - 1 else 0)) & MASK64 for j in range(D)] + [0] * D
+
+
+def limbs_out(W, L, D, count):
+    """The product's end: lane k's column j less its exponent fields count(k, j) mod 2^12 and carried in the lane,
+    then L - 1 rounds passing a lane's carry up; the limbs in order."""
+    limbs, carry = [[0] * D for _ in range(L)], [0] * L
+    for k in range(L):
+        cy = 0
+        for j in range(D):
+            v = (W[k][j] + cy) & MASK64
+            limbs[k][j] = v & MASK52
+            cy = ((v >> 52) - (count(k, j) & 0xFFF)) & 0xFFF
+        carry[k] = cy
+    for _round in range(L - 1):
+        cin = [0] + carry[:-1]
+        for k in range(L):
+            cy = cin[k]
+            for j in range(D):
+                v = limbs[k][j] + cy
+                limbs[k][j], cy = v & MASK52, v >> 52
+            carry[k] = cy
+    return [x for lane in limbs for x in lane]
 
 
 def montmul(A, B, M, L, D, c):
@@ -51,29 +89,8 @@ def montmul(A, B, M, L, D, c):
                 carry = ((W[k][r] >> 52) - (off_s + r * c["MF_PAIR"])) & 0xFFF
                 c0[k] = carry if k == 0 else 0
             assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
-        passed = [W[(k + 1) % L][:D] for k in range(L)]   # each lane's low D columns go to the lane below
-        for k in range(L):
-            W[k][D] = (W[k][D] + c0[k]) & MASK64
-            c0[k] = 0
-            W[k] = [(W[k][j + D] + (passed[k][j] if k != L - 1 else 0)) & MASK64 for j in range(D)] + [0] * D
-    limbs, carry = [[0] * D for _ in range(L)], [0] * L
-    for k in range(L):
-        cy = 0
-        for j in range(D):
-            col = N + k * D + j
-            v = (W[k][j] + cy) & MASK64
-            limbs[k][j] = v & MASK52
-            cy = ((v >> 52) - ((c["MF_HI2"] + c["MF_PAIR"] * (2 * N - 1 - col)) & 0xFFF)) & 0xFFF
-        carry[k] = cy
-    for _round in range(L - 1):
-        cin = [0] + carry[:-1]
-        for k in range(L):
-            cy = cin[k]
-            for j in range(D):
-                v = limbs[k][j] + cy
-                limbs[k][j], cy = v & MASK52, v >> 52
-            carry[k] = cy
-    return [x for lane in limbs for x in lane]
+        pass_down(W, c0, L, D)
+    return limbs_out(W, L, D, lambda k, j: c["MF_HI2"] + c["MF_PAIR"] * (2 * N - 1 - (N + k * D + j)))
 
 
 def to_limbs(x, n):
@@ -101,3 +118,77 @@ def test_f52_montmul_model(lanes):
             r = from_limbs(montmul(to_limbs(a, N), to_limbs(b, N), to_limbs(m, N), lanes, D, c))
             assert (r * R - a * b) % m == 0, (hex(m), hex(a), hex(b))
             assert r < (2 * m if max(a, b) < 2 * m else (1 << bits) + m), (hex(m), hex(a), hex(b))
+
+
+def sqr_counts(src):
+    """mf_montsqr's tables X and Y of exponent-field counts, as the template renders them."""
+    body = src[src.index("DEVICE void mf_montsqr_t"):]
+    return [[int(x.strip().rstrip("u"), 16) for x in re.search(r"const u32 %s\[\d+\] = \{([^}]*)\}" % name, body).group(1).split(",")]
+            for name in ("X", "Y")]
+
+
+def montsqr(A, M, L, D, X, Y):
+    """mf_montsqr on L lanes of D limbs: row r of step s takes lane k's limbs j >= r times lane s's limb r, the
+    products j > r added twice; the counts X, Y are the template's."""
+    N = L * D
+    minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
+    W = [[0] * (2 * D) for _ in range(L)]
+    c0 = [0] * L
+    for s in range(L):
+        for r in range(D):
+            b = A[s * D + r]
+            pa = [{j: split(A[k * D + j], b) for j in range(r, D)} for k in range(L)]
+            t = [(W[k][r] + (pa[k][0][1] if r == 0 else 0) + c0[k]) & MASK64 for k in range(L)]
+            q = (t[0] & MASK52) * minv & MASK52
+            pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
+            for k in range(L):
+                if r > 0:
+                    W[k][2 * r] += pa[k][r][1]
+                for j in range(r + 1, D):
+                    lo, hi = pa[k][j][1], pa[k][j - 1][0]
+                    W[k][r + j] += 2 * lo + hi if j == r + 1 else 2 * (lo + hi)
+                W[k][r + D] += pa[k][D - 1][0] * (1 if r == D - 1 else 2)
+                for j in range(1, D):
+                    W[k][r + j] += pm[k][j][1] + pm[k][j - 1][0]
+                W[k][r] = t[k] + pm[k][0][1]
+                W[k][r + D] += pm[k][D - 1][0]
+                W[k] = [x & MASK64 for x in W[k]]
+                carry = ((W[k][r] >> 52) - (s * X[r] + Y[r])) & 0xFFF
+                c0[k] = carry if k == 0 else 0
+            assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+        pass_down(W, c0, L, D)
+    return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
+
+
+@pytest.mark.parametrize("lanes", (1, 2, 4, 8))
+def test_f52_montsqr_model(lanes):
+    """mf_montsqr with the template's counts gives mf_montmul(A, A) limb for limb, on random and edge operands below
+    2M and below 2^(512 L) (R^2 mod m's squarings)."""
+    D, c = 10, template_consts()
+    X, Y = sqr_counts(render_f52(lanes))
+    N, bits = lanes * D, 512 * lanes
+    R = 1 << (52 * N)
+    rng = random.Random(100 + lanes)
+    mods = [(1 << bits) - 1, (1 << (bits - 1)) + 1, 3, 1, rng.getrandbits(bits) | 1 | 1 << (bits - 1),
+            rng.getrandbits(bits // 2) | 1]
+    for m in mods:
+        for a in (2 * m - 1, 0, 1, rng.randrange(2 * m), (1 << bits) - 1, rng.getrandbits(bits),
+                  int("01" * (bits // 2), 2)):
+            A, Mv = to_limbs(a, N), to_limbs(m, N)
+            r = montsqr(A, Mv, lanes, D, X, Y)
+            assert r == montmul(A, A, Mv, lanes, D, c), (hex(m), hex(a))
+            assert (from_limbs(r) * R - a * a) % m == 0, (hex(m), hex(a))
+
+
+@pytest.mark.parametrize("table,index", (("X", 3), ("Y", 0), ("Y", 7)))
+def test_f52_montsqr_counts_matter(table, index):
+    """A count one off in either table makes the model's squaring wrong: the test above would catch it."""
+    D, lanes = 10, 2
+    X, Y = sqr_counts(render_f52(lanes))
+    (X if table == "X" else Y)[index] += 1
+    rng = random.Random(7)
+    m = rng.getrandbits(1024) | 1 | 1 << 1023
+    a = rng.randrange(2 * m)
+    with pytest.raises(AssertionError):
+        r = montsqr(to_limbs(a, 20), to_limbs(m, 20), lanes, D, X, Y)
+        assert (from_limbs(r) * (1 << 1040) - a * a) % m == 0
