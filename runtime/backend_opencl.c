@@ -391,15 +391,26 @@ static cl_mem parent_of(cl_mem m, size_t *offset)
     return parent;
 }
 
+/* A byte offset as a rectangle's origin: whole rows of `pitch` bytes (0: `row` bytes, OpenCL's default) in y, the rest
+ * in x. The same address, but the standard's overlap test for copies within one buffer (CL_MEM_COPY_OVERLAP, as
+ * PoCL applies it) counts an x origin past the row pitch as overlapping the rows it wraps into. */
+static void rect_origin(size_t off, size_t pitch, size_t row, size_t origin[3])
+{
+    const size_t p = pitch ? pitch : row;
+    origin[0] = off % p;
+    origin[1] = off / p;
+    origin[2] = 0;
+}
+
 /* On the parent buffers at the sub-buffers' offsets: PoCL 2.10 crashed in a rectangular copy on a sub-buffer. */
 static midint_status ocl_copy_rect(midint_context *ctx, void *dst, size_t dst_off, size_t dst_pitch, const void *src,
                                    size_t src_off, size_t src_pitch, size_t row_bytes, size_t rows, void *stream)
 {
     cl_command_queue q = stream ? (cl_command_queue)stream : STATE(ctx)->queue;
-    size_t src_origin[3] = {0, 0, 0}, dst_origin[3] = {0, 0, 0}, region[3] = {row_bytes, rows, 1};
-    cl_mem s = parent_of((cl_mem)src, &src_origin[0]), d = parent_of((cl_mem)dst, &dst_origin[0]);
-    src_origin[0] += src_off;
-    dst_origin[0] += dst_off;
+    size_t src_origin[3], dst_origin[3], region[3] = {row_bytes, rows, 1}, src_base = 0, dst_base = 0;
+    cl_mem s = parent_of((cl_mem)src, &src_base), d = parent_of((cl_mem)dst, &dst_base);
+    rect_origin(src_base + src_off, src_pitch, row_bytes, src_origin);
+    rect_origin(dst_base + dst_off, dst_pitch, row_bytes, dst_origin);
     cl_int err = midint_cl.clEnqueueCopyBufferRect(q, s, d, src_origin, dst_origin, region, src_pitch, 0, dst_pitch,
                                                    0, 0, NULL, NULL);
     return err == CL_SUCCESS ? MIDINT_OK : cl_failed(ctx, err, "clEnqueueCopyBufferRect");

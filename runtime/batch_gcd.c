@@ -456,7 +456,7 @@ static uint64_t tree_bytes(uint32_t n, unsigned levels, size_t parts)
 }
 
 /* What a call may allocate on the device: what is free, and what the context holds that the call reuses (all it
- * holds but a composed mulmod's product: the kept trees, the workspace, the division's temporaries); the test hook's
+ * holds but a composed mulmod's temporaries: the kept trees, the workspace, the division's temporaries); the test hook's
  * figure where set; unknown (no limit) where the backend cannot tell. */
 static uint64_t device_room(midint_context *ctx)
 {
@@ -465,7 +465,7 @@ static uint64_t device_room(midint_context *ctx)
         return ctx->hooks.device_bytes;
     if (!ctx->ops->memory_free || ctx->ops->memory_free(ctx, &free_bytes) != MIDINT_OK)
         return UINT64_MAX;
-    return (uint64_t)free_bytes + midint_workspace_held(ctx) - ctx->composed_tmp.bytes;
+    return (uint64_t)free_bytes + midint_workspace_held(ctx) - ctx->composed_tmp.bytes - ctx->composed_mods.bytes;
 }
 
 /* Moduli in part j of a batch of count cut into parts of `per` (the last one shorter). */

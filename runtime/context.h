@@ -91,6 +91,7 @@ struct midint_context {
     int forced_steps;               /* midint_force_variant(ctx, "steps"): expressions step by step where they can */
     midint_staging_buf steps_tmp[MIDINT_STEPS_SLOTS + 1]; /* expr_steps.c: values' slots, then the constants' column */
     midint_staging_buf composed_tmp; /* ops.c: a composed mulmod's product, 2 n words per instance */
+    midint_staging_buf composed_mods; /* ops.c: a composed mulmod_shared's modulus, n words per instance */
     /* bigdiv.c: its temporaries, one buffer each (OpenCL copies no rectangle between two parts of one buffer whose
      * rows differ) */
     midint_staging_buf div_tmp[MIDINT_BIGDIV_BUFFERS];

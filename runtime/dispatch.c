@@ -261,19 +261,25 @@ static midint_status dispatch(midint_context *ctx, midint_op op, uint32_t n, siz
 
 /* ---- mulmod composed (ops.c's run_composed runs it) ---- */
 
-/* Where mulmod runs as mul then mod, per backend (bits, inclusive): CUDA, H100, per-instance mulmod at 2^25 words an
- * operand, the one kernel against the two, in tuning/RESULTS.md (fifteenth session). OpenCL keeps the one kernel (its
- * mod has no lanes form); tests reach the composition there through the hook MIDINT_TEST_COMPOSED. */
+/* Where mulmod and mulmod_shared run as mul then mod, per backend and operation (bits, inclusive). CUDA, H100:
+ * per-instance mulmod at 2^25 words an operand, the one kernel against the two, in tuning/RESULTS.md (fifteenth
+ * session). CUDA, H200: mulmod_shared's own kernels above 1024 bits (a thread per instance; Montgomery's product on
+ * integer lanes for odd moduli at 2048 and 4096 bits) ran 1.2 to 20 times slower than mul then mod (thirty-seventh
+ * session: 1536 bits 23.7 against 4.5 ms, 2048 odd 4.96 / even 33.5 against 4.1, 4096 odd 9.8 / even 122 against
+ * 7.0, 8192 246 against 12.4). OpenCL keeps the one kernel (its mod has no lanes form); tests reach the composition
+ * there through the hook MIDINT_TEST_COMPOSED. */
 static const struct {
     midint_backend backend;
+    midint_op op;
     unsigned min_bits, max_bits;
-} COMPOSED_MULMOD[] = {
-    {MIDINT_BACKEND_CUDA, 1024, 32768},
+} COMPOSED[] = {
+    {MIDINT_BACKEND_CUDA, MIDINT_OP_MULMOD, 1024, 32768},
+    {MIDINT_BACKEND_CUDA, MIDINT_OP_MULMOD_SHARED, 1056, 32768},
 };
 
-size_t midint_composed_bytes(unsigned bits, size_t count)
+size_t midint_composed_bytes(midint_op op, unsigned bits, size_t count)
 {
-    return (size_t)bits / 32u * 2u * 4u * count;
+    return (size_t)bits / 32u * (op == MIDINT_OP_MULMOD_SHARED ? 3u : 2u) * 4u * count;
 }
 
 /* A variant of op is forced: that one runs, never a composition. */
@@ -295,17 +301,18 @@ unsigned midint_mulmod_fdiv_min_bits(const midint_context *ctx, unsigned bits)
 
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli)
 {
-    if (op != MIDINT_OP_MULMOD || midint_composed_bytes(bits, count) > midint_workspace_cap(ctx) ||
-        ctx->max_bits[MIDINT_OP_MUL] < bits || ctx->max_bits[MIDINT_OP_MOD] < bits || op_forced(ctx, op))
+    if ((op != MIDINT_OP_MULMOD && op != MIDINT_OP_MULMOD_SHARED) ||
+        midint_composed_bytes(op, bits, count) > midint_workspace_cap(ctx) || ctx->max_bits[MIDINT_OP_MUL] < bits ||
+        ctx->max_bits[MIDINT_OP_MOD] < bits || op_forced(ctx, op))
         return 0;
     if (ctx->hooks.composed)
         return 1;
-    if (!(moduli & MIDINT_MODULI_NARROW) && midint_mulmod_fdiv_min_bits(ctx, bits))
+    if (op == MIDINT_OP_MULMOD && !(moduli & MIDINT_MODULI_NARROW) && midint_mulmod_fdiv_min_bits(ctx, bits))
         return 0;   /* every modulus wide: the kernel's FP64 division beats mul then mod (H200, 2^22 instances
                      * of 1024 bits: 1.75 against 2.82 ms) */
-    for (size_t i = 0; i < sizeof COMPOSED_MULMOD / sizeof COMPOSED_MULMOD[0]; i++)
-        if (COMPOSED_MULMOD[i].backend == ctx->ops->id && bits >= COMPOSED_MULMOD[i].min_bits &&
-            bits <= COMPOSED_MULMOD[i].max_bits)
+    for (size_t i = 0; i < sizeof COMPOSED / sizeof COMPOSED[0]; i++)
+        if (COMPOSED[i].backend == ctx->ops->id && COMPOSED[i].op == op && bits >= COMPOSED[i].min_bits &&
+            bits <= COMPOSED[i].max_bits)
             return 1;
     return 0;
 }

@@ -42,10 +42,11 @@ const midint_variant *midint_tuning_lookup(const midint_context *ctx, midint_op 
  * open, and again when the device turns a variant down. */
 midint_status midint_find_max_bits(midint_context *ctx);
 
-/* Whether op at `bits` for `count` instances runs as two other operations (ops.c's run_composed: mulmod as mul then
- * mod), by the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both parts serve: not where a
- * variant of op is forced, nor where the temporary passes the workspace cap, nor (the hook aside) where op's variant of
- * exactly these bits divides on the FP64 pipe (registry fdiv) and `moduli` (MIDINT_MODULI_*) has no NARROW modulus.
+/* Whether op at `bits` for `count` instances runs as two other operations (ops.c's run_composed: mulmod and
+ * mulmod_shared as mul then mod), by the table in dispatch.c or the test hook MIDINT_TEST_COMPOSED=1 wherever both
+ * parts serve: not where a variant of op is forced, nor where the temporaries pass the workspace cap, nor (the hook
+ * aside) where mulmod's variant of exactly these bits divides on the FP64 pipe (registry fdiv) and `moduli`
+ * (MIDINT_MODULI_*) has no NARROW modulus.
  * midint_selected_variant then says MIDINT_COMPOSED_NAME. */
 int midint_composed_applies(const midint_context *ctx, midint_op op, unsigned bits, size_t count, unsigned moduli);
 
@@ -61,8 +62,10 @@ unsigned midint_mulmod_fdiv_min_bits(const midint_context *ctx, unsigned bits);
  * under the test hook MIDINT_TEST_BIGDIV; never where a variant of op is forced. */
 int midint_bigdiv_applies(const midint_context *ctx, midint_op op, unsigned bits, unsigned own_max);
 
-/* Device bytes of the temporary a composed call of `count` instances at `bits` uses (the product: 2 bits each). */
-size_t midint_composed_bytes(unsigned bits, size_t count);
+/* Device bytes of the temporaries a composed call of op for `count` instances at `bits` uses: the product, 2 bits
+ * each (composed_tmp), and for mulmod_shared the modulus once per instance, bits each (composed_mods: mod's
+ * divisors). */
+size_t midint_composed_bytes(midint_op op, unsigned bits, size_t count);
 
 /* Whether the device of ctx can run v (threads per block, shared memory, and not turned down once built). */
 int midint_variant_fits(const midint_context *ctx, const midint_variant *v);

@@ -38,7 +38,8 @@ extern "C" {
  * word: they return when the check is done).
  * A modulus shared by the whole batch is a midint_modulus object (midint_modulus_create, below), made once for one
  * size: mulmod_shared (any m >= 1) and powm_shared (odd m) take it in place of a buffer of moduli, and skip the
- * per-instance work that depends on m alone (an odd m: its Montgomery constants; no division per product).
+ * per-instance work that depends on m alone (an odd m: its Montgomery constants; no division per product; on CUDA
+ * above 1024 bits mulmod_shared is mul then mod, as mulmod, the modulus copied to every instance).
  * Constant time: powm with secret = 1 has no branch and no memory address that depends on the exponent's bits (a
  * fixed 4-bit window over all ebits bits, every table entry read, masked final subtractions); its time depends on
  * ebits only.  secret = 0 is faster and not constant time.  No other operation promises constant time.
@@ -311,7 +312,8 @@ midint_status midint_force_variant(midint_context *ctx, const char *name);
  * midint_last_error(ctx). For an operation taking a modulus object: the choice for an odd modulus (an even one may go
  * to another variant: mulmod_shared's lanes take odd moduli only; midint_selected_variant_modulus tells for one).
  * "mul+mod" where mulmod runs as two calls, mul into a product of 2 bits per instance (device memory under the
- * workspace cap, midint_workspace_size) and mod of it (CUDA, 1024-32768 bits, unless a mulmod variant is forced). */
+ * workspace cap, midint_workspace_size) and mod of it (CUDA, 1024-32768 bits, unless a mulmod variant is forced);
+ * mulmod_shared likewise from 1056 bits, its modulus copied to every instance for mod (bits more per instance). */
 const char *midint_selected_variant(midint_context *ctx, midint_op op, unsigned bits, size_t count);
 
 /* As midint_selected_variant, for a call taking the modulus object `mod`: its parity picks among the variants (NULL:

@@ -451,11 +451,13 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
 
 /* A checked call that runs as other operations: divrem and mod of large numbers (bigdiv.c, where
- * midint_bigdiv_applies), or mulmod as two calls where dispatch composes it (midint_composed_applies): the full
- * product (mul) into the context's composed_tmp, 2 n words per instance, then its remainder (mod, a 2 bits dividend)
- * into r. There the two operations' kernels (lanes) beat mulmod's thread per instance, which holds a, b, the product
- * and the quotient and runs out of registers. bufs: r, a, b, m. The product's buffer is shared by the host path's
- * streams: one use at a time, under the workspace fence. */
+ * midint_bigdiv_applies), or mulmod and mulmod_shared as two calls where dispatch composes them
+ * (midint_composed_applies): the full product (mul) into the context's composed_tmp, 2 n words per instance, then its
+ * remainder (mod, a 2 bits dividend) into r. There the two operations' kernels (lanes) beat mulmod's thread per
+ * instance, which holds a, b, the product and the quotient and runs out of registers. bufs: r, a, b, m; mulmod_shared's
+ * m is its modulus object, whose first n words go to every instance of composed_mods (copies doubling from one) for
+ * mod's per-instance divisors. The temporaries are shared by the host path's streams: one use at a time, under the
+ * workspace fence. */
 static midint_status run_composed(midint_context *ctx, const call *c, size_t m, void *const *bufs, void *stream)
 {
     const unsigned bits = c->bits;
@@ -463,14 +465,24 @@ static midint_status run_composed(midint_context *ctx, const call *c, size_t m, 
         for (unsigned i = 0; i < c->info->nparams; i++)
             if (c->info->params[i].kind == MIDINT_PARAM_SCALAR)
                 return midint_bigdiv_run(ctx, c->op, bits, c->scalar[i], m, bufs, stream);
-    midint_status st = midint_workspace_grow(ctx, &ctx->composed_tmp, midint_composed_bytes(bits, m));
+    const int shared = c->op == MIDINT_OP_MULMOD_SHARED;
+    const size_t row = (size_t)bits / 8u; /* one instance's modulus, bytes */
+    midint_status st =
+        midint_workspace_grow(ctx, &ctx->composed_tmp, midint_composed_bytes(MIDINT_OP_MULMOD, bits, m));
+    if (st == MIDINT_OK && shared)
+        st = midint_workspace_grow(ctx, &ctx->composed_mods, row * m);
     if (st == MIDINT_OK)
         st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
+    void *const d = shared ? ctx->composed_mods.buf : bufs[3];
+    if (st == MIDINT_OK && shared)
+        st = ctx->ops->copy_rect(ctx, d, 0, row, bufs[3], 0, row, row, 1, stream);
+    for (size_t k = 1; st == MIDINT_OK && shared && k < m; k *= 2) /* instances [k, 2k) from [0, k): rows of one */
+        st = ctx->ops->copy_rect(ctx, d, k * row, row, d, 0, row, row, k < m - k ? k : m - k, stream);
     if (st != MIDINT_OK)
         return st;
     void *t = ctx->composed_tmp.buf;
     void *const mul[] = {t, bufs[1], bufs[2]}; /* t = a b: r may be a or b, both read here first */
-    void *const mod[] = {bufs[0], t, bufs[3]}; /* r = t mod m: r may be m (mod's own in-place case) */
+    void *const mod[] = {bufs[0], t, d};       /* r = t mod m: r may be m (mod's own in-place case) */
     const unsigned abits[] = {2u * bits};
     if ((st = midint_op_inner(ctx, MIDINT_OP_MUL, m, bits, mul, NULL, stream)) == MIDINT_OK)
         st = midint_op_inner(ctx, MIDINT_OP_MOD, m, bits, mod, abits, stream);
@@ -715,7 +727,7 @@ midint_status midint_workspace_size(midint_context *ctx, midint_op op, unsigned 
     midint_status st = check_bits(ctx, &c);
     /* the moduli unseen: as if one were narrow, the most the call may need */
     if (st == MIDINT_OK && midint_composed_applies(ctx, op, bits, count, MIDINT_MODULI_NARROW)) {
-        *bytes = midint_composed_bytes(bits, count);   /* the product between the two parts */
+        *bytes = midint_composed_bytes(op, bits, count);   /* the product between the two parts (and the moduli) */
         return MIDINT_OK;
     }
     if (st == MIDINT_OK && midint_bigdiv_applies(ctx, op, bits, ctx->kernel_max_bits[op])) {

@@ -176,19 +176,20 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
     return MIDINT_OK;
 }
 
-/* Every device buffer the context holds between calls: the workspace, the composed product's, the division's
+/* Every device buffer the context holds between calls: the workspace, the composed product's and moduli's, the division's
  * temporaries and batch GCD's kept trees (one list, so that what is counted is what is freed). */
-enum { HELD_BUFFERS = 4 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS };
+enum { HELD_BUFFERS = 5 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS };
 static void held_buffers(midint_context *ctx, midint_staging_buf **bufs)
 {
     bufs[0] = &ctx->ws;
     bufs[1] = &ctx->ws2;
     bufs[2] = &ctx->st;
     bufs[3] = &ctx->composed_tmp;
+    bufs[4] = &ctx->composed_mods;
     for (unsigned k = 0; k < MIDINT_BIGDIV_BUFFERS; k++)
-        bufs[4 + k] = &ctx->div_tmp[k];
+        bufs[5 + k] = &ctx->div_tmp[k];
     for (unsigned k = 0; k < MIDINT_TREE_BUFFERS; k++)
-        bufs[4 + MIDINT_BIGDIV_BUFFERS + k] = &ctx->tree_kept[k];
+        bufs[5 + MIDINT_BIGDIV_BUFFERS + k] = &ctx->tree_kept[k];
 }
 
 size_t midint_workspace_held(midint_context *ctx)

@@ -1,6 +1,7 @@
-"""mulmod composed of mul and mod on the device (runtime/ops.c's run_composed): where dispatch's table says so (CUDA,
-1024-32768 bits)
-or wherever both parts serve under the test hook MIDINT_TEST_COMPOSED=1, so that the path also runs on PoCL in CI.
+"""mulmod and mulmod_shared composed of mul and mod on the device (runtime/ops.c's run_composed; mulmod_shared's
+modulus copied to every instance for mod): where dispatch's table says so (CUDA, mulmod at 1024-32768 bits,
+mulmod_shared above 1024) or wherever both parts serve under the test hook MIDINT_TEST_COMPOSED=1, so that the path
+also runs on PoCL in CI.
 Every modular pattern (moduli 1, 2^k - 1, 2^k + 1, powers of two, the largest value, even and odd), host,
 asynchronous and device calls, r in place of a, b or m, against GMP (check_batch); the workspace query reports the
 product's temporary, and a small workspace cap sends the call back to the one-kernel form, still exact."""
@@ -32,12 +33,16 @@ def test_mulmod_composed_against_gmp(backend):
     for bits in composed_sizes(backend):
         for k, pattern in enumerate(PATTERNS):
             cases.append(f"mulmod {bits} {5 + k % 4} {pattern} {k} host none")
+            cases.append(f"mulmod_shared {bits} {1 + k % 6} {pattern} {k} {('host', 'device')[k % 2]} none")
         cases += [f"mulmod {bits} 33 mixed 91 device none", f"mulmod {bits} 9 random 93 host ra",
-                  f"mulmod {bits} 9 random 94 device rb", f"mulmod {bits} 9 random 95 host ab"]
+                  f"mulmod {bits} 9 random 94 device rb", f"mulmod {bits} 9 random 95 host ab",
+                  f"mulmod_shared {bits} 37 random 92 device none", f"mulmod_shared {bits} 9 max 97 host ra",
+                  f"mulmod_shared {bits} 9 random 98 device rb"]
     proc = run_driver(["--backend", backend], cases, env={"MIDINT_TEST_COMPOSED": "1"})
     assert_all_ok(proc, cases)
-    # asynchronous host calls need page-locked buffers; several chunks share the product's temporary in turn
-    cases = [f"mulmod {bits} 4099 mixed 96 async none" for bits in composed_sizes(backend)[:2]]
+    # asynchronous host calls need page-locked buffers; several chunks share the temporaries in turn
+    cases = [f"{op} {bits} 4099 mixed 96 async none" for bits in composed_sizes(backend)[:2]
+             for op in ("mulmod", "mulmod_shared")]
     proc = run_driver(["--backend", backend, "--pinned", "--staging", "262144"], cases,
                       env={"MIDINT_TEST_COMPOSED": "1"})
     assert_all_ok(proc, cases)
@@ -72,6 +77,34 @@ def test_mulmod_composed_workspace_and_cap(backend, monkeypatch):
             assert ctx.mulmod(a, b, m, bits=bits) == want
         finally:
             ctx.set_workspace_bytes(1 << 30)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mulmod_shared_composed_workspace_and_cap(backend, monkeypatch):
+    """mulmod_shared composed: the workspace query says the product's and the moduli's bytes (3 bits per instance);
+    under a smaller cap, or with its own variant forced, the call takes mulmod_shared's kernel; every way exact, with
+    a count that fills no block and one instance alone (no copy of the modulus)."""
+    require_backend(backend)
+    bits = composed_sizes(backend)[0]
+    monkeypatch.setenv("MIDINT_TEST_COMPOSED", "1")
+    with midint.Context(backend) as ctx:
+        assert ctx.workspace_size("mulmod_shared", bits, 7) == 7 * 3 * bits // 8
+        assert ctx.selected_variant("mulmod_shared", bits, 7) == "mul+mod"
+        for m in ((1 << bits) - 1, (1 << (bits - 1)) + 2, 3, 1):
+            mod = ctx.modulus(m, bits)
+            a = [(1 << bits) - 1, 5, (1 << bits) - 2, 0, 77, m, m + 1]
+            b = [(1 << bits) - 1, (1 << (bits - 1)) + 3, 2, 9, 8, m - 1, m]
+            a, b = ([x & ((1 << bits) - 1) for x in v] for v in (a, b))
+            want = [x * y % m for x, y in zip(a, b)]
+            assert ctx.mulmod_shared(a, b, mod) == want
+            assert ctx.mulmod_shared(a[:1], b[:1], mod) == want[:1]
+            ctx.set_workspace_bytes(3 * bits // 8 * len(a) - 4)   # one word short of the temporaries
+            try:
+                assert ctx.selected_variant("mulmod_shared", bits, len(a)) != "mul+mod"
+                assert ctx.mulmod_shared(a, b, mod) == want
+            finally:
+                ctx.set_workspace_bytes(1 << 30)
+            mod.free()
 
 
 def test_mulmod_wide_moduli_take_the_kernel_on_cuda():
