@@ -48,63 +48,60 @@ def test_mulmod_composed_against_gmp(backend):
     assert_all_ok(proc, cases)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_mulmod_composed_workspace_and_cap(backend, monkeypatch):
-    """With the hook the workspace query says the product's bytes (2 bits per instance); under a cap smaller than
-    that the call takes the one-kernel form (the query says that form's workspace), and both are exact."""
-    require_backend(backend)
-    bits = composed_sizes(backend)[0]
-    monkeypatch.setenv("MIDINT_TEST_COMPOSED", "1")
-    with midint.Context(backend) as ctx:
-        assert ctx.workspace_size("mulmod", bits, 7) == 7 * 2 * bits // 8
-        assert ctx.selected_variant("mulmod", bits, 7) == "mul+mod"
-        one = [v["name"] for v in read_variants() if v["backend"] == backend and v["op"] == "mulmod"
-               and v["bits"] >= bits][0]
-        ctx.force_variant(one)   # a forced mulmod variant is what runs
-        try:
-            assert ctx.selected_variant("mulmod", bits, 7) == one
-            assert ctx.mulmod([5, 7], [6, 8], [7, 9], bits=bits) == [2, 2]
-        finally:
-            ctx.force_variant(None)
-        m = [3, (1 << bits) - 1, 1 << (bits - 1), 12345, 1]
-        a = [(1 << bits) - 1, 5, (1 << bits) - 2, 0, 77]
-        b = [(1 << bits) - 1, (1 << (bits - 1)) + 3, 2, 9, 8]
-        want = [x * y % z for x, y, z in zip(a, b, m)]
-        assert ctx.mulmod(a, b, m, bits=bits) == want
-        ctx.set_workspace_bytes(2 * bits // 8 * len(a) - 4)   # one word short of the product's temporary
-        try:
-            assert ctx.workspace_size("mulmod", bits, len(a)) != len(a) * 2 * bits // 8
-            assert ctx.mulmod(a, b, m, bits=bits) == want
-        finally:
-            ctx.set_workspace_bytes(1 << 30)
+# per operation: its temporaries in units of bits per instance (the product; mulmod_shared also its modulus copied to
+# every instance), and a call of it on ints with per-instance moduli m (mulmod_shared: one modulus object, m[0])
+COMPOSED_OPS = {
+    "mulmod": (2, lambda ctx, a, b, m, bits: ctx.mulmod(a, b, m, bits=bits)),
+    "mulmod_shared": (3, lambda ctx, a, b, m, bits: shared_call(ctx, a, b, m[0], bits)),
+}
 
 
+def shared_call(ctx, a, b, m, bits):
+    mod = ctx.modulus(m, bits)
+    try:
+        return ctx.mulmod_shared(a, b, mod)
+    finally:
+        mod.free()
+
+
+@pytest.mark.parametrize("op", sorted(COMPOSED_OPS))
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_mulmod_shared_composed_workspace_and_cap(backend, monkeypatch):
-    """mulmod_shared composed: the workspace query says the product's and the moduli's bytes (3 bits per instance);
-    under a smaller cap, or with its own variant forced, the call takes mulmod_shared's kernel; every way exact, with
-    a count that fills no block and one instance alone (no copy of the modulus)."""
+def test_composed_workspace_and_cap(backend, op, monkeypatch):
+    """With the hook the workspace query says the temporaries' bytes (2 bits per instance, mulmod_shared 3); a forced
+    variant of the operation, or a cap one word short of the temporaries, sends the call to its own kernel (the query
+    then says that form's workspace); every way exact, with counts that fill no block and one instance alone (no copy
+    of the modulus)."""
     require_backend(backend)
     bits = composed_sizes(backend)[0]
+    per, call = COMPOSED_OPS[op]
     monkeypatch.setenv("MIDINT_TEST_COMPOSED", "1")
+    top = (1 << bits) - 1
     with midint.Context(backend) as ctx:
-        assert ctx.workspace_size("mulmod_shared", bits, 7) == 7 * 3 * bits // 8
-        assert ctx.selected_variant("mulmod_shared", bits, 7) == "mul+mod"
-        for m in ((1 << bits) - 1, (1 << (bits - 1)) + 2, 3, 1):
-            mod = ctx.modulus(m, bits)
-            a = [(1 << bits) - 1, 5, (1 << bits) - 2, 0, 77, m, m + 1]
-            b = [(1 << bits) - 1, (1 << (bits - 1)) + 3, 2, 9, 8, m - 1, m]
-            a, b = ([x & ((1 << bits) - 1) for x in v] for v in (a, b))
+        assert ctx.workspace_size(op, bits, 7) == 7 * per * bits // 8
+        assert ctx.selected_variant(op, bits, 7) == "mul+mod"
+        for m in (top, (1 << (bits - 1)) + 2, 3, 12345, 1):
+            a = [top, 5, top - 1, 0, 77, m, (m + 1) & top]
+            b = [top, (1 << (bits - 1)) + 3, 2, 9, 8, m - 1, m]
             want = [x * y % m for x, y in zip(a, b)]
-            assert ctx.mulmod_shared(a, b, mod) == want
-            assert ctx.mulmod_shared(a[:1], b[:1], mod) == want[:1]
-            ctx.set_workspace_bytes(3 * bits // 8 * len(a) - 4)   # one word short of the temporaries
+            ms = [m] * len(a)
+            assert call(ctx, a, b, ms, bits) == want
+            assert call(ctx, a[:1], b[:1], ms[:1], bits) == want[:1]
+            own = [v["name"] for v in read_variants() if v["backend"] == backend and v["op"] == op
+                   and v["bits"] >= bits][0]
+            ctx.force_variant(own)   # a forced variant is what runs (some of mulmod_shared's take odd moduli only)
             try:
-                assert ctx.selected_variant("mulmod_shared", bits, len(a)) != "mul+mod"
-                assert ctx.mulmod_shared(a, b, mod) == want
+                assert ctx.selected_variant(op, bits, 7) == own
+                if m & 1:
+                    assert call(ctx, a, b, ms, bits) == want
+            finally:
+                ctx.force_variant(None)
+            ctx.set_workspace_bytes(per * bits // 8 * len(a) - 4)   # one word short of the temporaries
+            try:
+                assert ctx.workspace_size(op, bits, len(a)) != len(a) * per * bits // 8
+                assert ctx.selected_variant(op, bits, len(a)) != "mul+mod"
+                assert call(ctx, a, b, ms, bits) == want
             finally:
                 ctx.set_workspace_bytes(1 << 30)
-            mod.free()
 
 
 def test_mulmod_wide_moduli_take_the_kernel_on_cuda():
