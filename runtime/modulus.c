@@ -177,6 +177,7 @@ midint_status midint_modulus_create(midint_context *ctx, midint_modulus **mod, u
         m->bits = bits;
         m->odd = (int)(m_host[0] & 1u);
         m->f52 = (int)w[4 * n + 4];
+        m->serial = ++ctx->moduli_made;
         if ((st = ctx->ops->alloc(ctx, bytes, &m->dev)) != MIDINT_OK)
             st = midint_fail(ctx, st, "%s: allocating %zu bytes of device memory: %s", fn, bytes, ctx->msg);
         else if ((st = ctx->ops->upload(ctx, m->dev, w, bytes)) != MIDINT_OK) {

@@ -22,6 +22,7 @@ struct midint_modulus {
     int odd;
     int f52;     /* Barrett's reduction in radix 2^52 applies (its flag among the words) */
     void *dev;   /* MIDINT_MODULUS_WORDS(bits / 32) words on ctx's device */
+    uint64_t serial;   /* its context's count of modulus objects when it was made: no two alike (ops.c's copies) */
 };
 
 #endif

@@ -6,6 +6,8 @@ Every modular pattern (moduli 1, 2^k - 1, 2^k + 1, powers of two, the largest va
 asynchronous and device calls, r in place of a, b or m, against GMP (check_batch); the workspace query reports the
 product's temporary, and a small workspace cap sends the call back to the one-kernel form, still exact."""
 
+import random
+
 import pytest
 
 from conftest import BACKENDS, assert_all_ok, read_variants, require_backend, run_driver
@@ -135,3 +137,35 @@ def test_mulmod_wide_moduli_take_the_kernel_on_cuda():
              for mode in ("host", "device")]
     proc = run_driver(["--backend", "cuda"], cases)
     assert_all_ok(proc, cases)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mulmod_shared_composed_copies_kept(backend, monkeypatch):
+    """A composed mulmod_shared keeps its modulus's copies for the next call of the same modulus object with as many
+    instances or fewer (runtime/ops.c, run_composed). Calls that may reuse them (fewer instances, the same again),
+    that must not (more instances; another modulus object, also one made after the first is freed, which may take its
+    device memory; after the workspace is freed by a new cap), every one exact."""
+    require_backend(backend)
+    bits = composed_sizes(backend)[0]
+    monkeypatch.setenv("MIDINT_TEST_COMPOSED", "1")
+    rng = random.Random(bits)
+    top = (1 << bits) - 1
+    with midint.Context(backend) as ctx:
+        ms = [top, (1 << (bits - 1)) + 1, 6, top - 2]
+        mods = [ctx.modulus(m, bits) for m in ms[:2]]
+        for k, count in ((0, 9), (0, 9), (0, 1), (1, 9), (0, 5), (0, 12), (1, 3), (1, 12)):
+            a = [rng.getrandbits(bits) for _ in range(count)]
+            b = [rng.getrandbits(bits) for _ in range(count)]
+            assert ctx.mulmod_shared(a, b, mods[k]) == [x * y % ms[k] for x, y in zip(a, b)], (k, count)
+        mods[0].free()
+        mods[0] = ctx.modulus(ms[2], bits)   # another modulus object where the first one was
+        a, b = [top] * 9, [rng.getrandbits(bits) for _ in range(9)]
+        assert ctx.mulmod_shared(a, b, mods[0]) == [x * y % ms[2] for x, y in zip(a, b)]
+        ctx.set_workspace_bytes(4)   # below what the context holds: its buffers freed (the call takes the kernel)
+        try:
+            assert ctx.mulmod_shared(a, b, mods[0]) == [x * y % ms[2] for x, y in zip(a, b)]
+        finally:
+            ctx.set_workspace_bytes(1 << 30)
+        assert ctx.mulmod_shared(a, b, mods[0]) == [x * y % ms[2] for x, y in zip(a, b)]   # composed, copies again
+        for mod in mods:
+            mod.free()
