@@ -452,15 +452,36 @@ static midint_status spoil_if_planted(midint_context *ctx, const midint_variant 
 
 static midint_status dispatch_and_run(midint_context *ctx, call *c, void *stream);
 
+/* The first `row` bytes of the modulus object `mod` (serial `serial`) into each of the first m instances of
+ * composed_mods, in copies doubling from one instance (rows of one: OpenCL's overlap test within a buffer). None where
+ * they are there from an earlier call of the same object with as many instances or more and the workspace's buffers
+ * have not been grown or freed since (context.h; H200: the copies were 3-13% of a call). */
+static midint_status copy_modulus(midint_context *ctx, uint64_t serial, void *mod, size_t row, size_t m, void *stream)
+{
+    void *const d = ctx->composed_mods.buf;
+    if (ctx->composed_mods_epoch == ctx->replay_epoch && serial == ctx->composed_mods_serial &&
+        m <= ctx->composed_mods_count)
+        return MIDINT_OK;
+    ctx->composed_mods_count = 0; /* until the copies are enqueued */
+    midint_status st = ctx->ops->copy_rect(ctx, d, 0, row, mod, 0, row, row, 1, stream);
+    for (size_t k = 1; st == MIDINT_OK && k < m; k *= 2) /* instances [k, 2k) from [0, k) */
+        st = ctx->ops->copy_rect(ctx, d, k * row, row, d, 0, row, row, k < m - k ? k : m - k, stream);
+    if (st == MIDINT_OK) {
+        ctx->composed_mods_epoch = ctx->replay_epoch;
+        ctx->composed_mods_serial = serial;
+        ctx->composed_mods_count = m;
+    }
+    return st;
+}
+
 /* A checked call that runs as other operations: divrem and mod of large numbers (bigdiv.c, where
  * midint_bigdiv_applies), or mulmod and mulmod_shared as two calls where dispatch composes them
  * (midint_composed_applies): the full product (mul) into the context's composed_tmp, 2 n words per instance, then its
  * remainder (mod, a 2 bits dividend) into r. There the two operations' kernels (lanes) beat mulmod's thread per
  * instance, which holds a, b, the product and the quotient and runs out of registers. bufs: r, a, b, m; mulmod_shared's
- * m is its modulus object, whose first n words go to every instance of composed_mods (copies doubling from one) for
- * mod's per-instance divisors; the next call of the same modulus object with as many instances or fewer copies none
- * (H200: the copies were 3-13% of a call). The temporaries are shared by the host path's streams: one use at a time,
- * under the workspace fence, which also orders the copies before a later call's reads. */
+ * m is its modulus object, copied to every instance of composed_mods for mod's per-instance divisors (copy_modulus).
+ * The temporaries are shared by the host path's streams: one use at a time, under the workspace fence, which also
+ * orders the copies before a later call's reads. */
 static midint_status run_composed(midint_context *ctx, const call *c, size_t m, void *const *bufs, void *stream)
 {
     const unsigned bits = c->bits;
@@ -477,19 +498,8 @@ static midint_status run_composed(midint_context *ctx, const call *c, size_t m, 
     if (st == MIDINT_OK)
         st = ctx->ops->fence_wait(ctx, stream, MIDINT_FENCE_WS);
     void *const d = shared ? ctx->composed_mods.buf : bufs[3];
-    const int copied = shared && ctx->composed_mods_epoch == ctx->replay_epoch &&
-                       c->modulus_serial == ctx->composed_mods_serial && m <= ctx->composed_mods_count;
-    if (st == MIDINT_OK && shared && !copied) {
-        ctx->composed_mods_count = 0; /* until the copies are enqueued */
-        st = ctx->ops->copy_rect(ctx, d, 0, row, bufs[3], 0, row, row, 1, stream);
-        for (size_t k = 1; st == MIDINT_OK && k < m; k *= 2) /* instances [k, 2k) from [0, k): rows of one */
-            st = ctx->ops->copy_rect(ctx, d, k * row, row, d, 0, row, row, k < m - k ? k : m - k, stream);
-        if (st == MIDINT_OK) {
-            ctx->composed_mods_epoch = ctx->replay_epoch;
-            ctx->composed_mods_serial = c->modulus_serial;
-            ctx->composed_mods_count = m;
-        }
-    }
+    if (st == MIDINT_OK && shared)
+        st = copy_modulus(ctx, c->modulus_serial, bufs[3], row, m, stream);
     if (st != MIDINT_OK)
         return st;
     void *t = ctx->composed_tmp.buf;
