@@ -811,26 +811,36 @@ MOD_THREAD = OpFamily(
 )
 
 
-# powm's Montgomery products in radix 2^52 on the FP64 pipe (templates/lib_modlanes_f52.j2), CUDA, where a lane holds
-# 16 words: 10 limbs of 52 bits (520 bits a lane, so R = 2^(520 L) > 4m and products stay below 2m unreduced).
+# powm's Montgomery products in radix 2^52 on the FP64 pipe (templates/lib_modlanes_f52.j2), CUDA: a lane of 16 words
+# holds 10 limbs of 52 bits (520 bits a lane, so R = 2^(520 L) > 4m and products stay below 2m unreduced).
 # Why: the 32-bit word products (IMAD.WIDE) issue at half the rate of a 32-bit multiply, about 25 a clock per SM on the
 # H200 (tuning/results/h200-2026-11-28-s26/pipes2.cu), and the integer lanes already ran at that ceiling; a 52-bit limb
 # product is three FP64 operations (63 a clock) on 2.6 times fewer products, its two halves summed as integers.
 # H200, powm with 512-bit exponents, M/s, FP64 against the integer lanes in one call (results/h200-2026-11-28-s26,
 # f52_lib_rates.txt): 512 bits 24.75 / 20.94 (one lane, the squarings their own call), 1024 5.79 / 5.06, 2048 1.410 /
 # 1.261, 4096 0.354 / 0.316; full-width exponents at 1024 bits 2.92 / 2.54.
-MOD_LANES_F52_Q = 16      # words a lane of the kernels that take the FP64 products
-MOD_LANES_F52_LIMBS = 10  # 52-bit limbs a lane: ceil(16 * 32 / 52)
-MOD_LANES_F52_STAGE = 2 * MOD_LANES_F52_LIMBS   # shared words a thread: its limbs as 64-bit words, to and from words
-MOD_LANES_F52_RESIDENT = 3   # blocks of 128 an SM the compiler must fit (170 registers): unbounded, ptxas took 254
-                             # (two warps a scheduler). In the spike a bound of 3 kept its speed and 4 spilled and
-                             # lost 14%; here 2048 bits takes 168 registers, no spill, and 512 (one lane) spills 180 B
+# The Qs below take them on CUDA, D = ceil(32 Q / 52) limbs a lane (mod_lanes_f52_limbs): 16 words (10 limbs) from 1024
+# bits where L is a power of two, 12 (8 limbs) at 1536 and 3072 bits, 8 (5 limbs) at 256 bits on one lane. H200, 512-bit
+# exponents, ms (tuning/results/h200-2026-11-29-s38, run 3): 256 bits FP64 at Q 8 45.7-46.0 against the integer lane's
+# 55.7 (4194304 instances); 1536 FP64 at Q 12 225.2-225.3 against the integer lanes at Q 24 235.2 (524288); 3072 225.5
+# against 229.9 (131072). Fewer limbs a lane where 16 words fit lost, though they take fewer registers (96, 5 blocks
+# an SM): 1024 bits at Q 8 200.3 against 180.3, 2048 199.5 against 177.2, 4096 200.8 against 177.7 (run 2: the 16-word
+# kernel issues on 56% of cycles at 2.9 warps a scheduler; a row's reduction factor, its shuffle and carry cost the
+# same for 5 limbs as for 10).
+MOD_LANES_F52_RESIDENT = {8: 5, 12: 3, 16: 3}   # blocks of 128 an SM the compiler must fit, per Q: 96, 168 and 168
+                             # registers, no spill. At 16 unbounded ptxas took 254 (two warps a scheduler); in the
+                             # spike a bound of 3 kept its speed and 4 spilled and lost 14%; 512 (one lane) spills 180 B
+
+
+def mod_lanes_f52_limbs(q: int) -> int:
+    """52-bit limbs a lane of q words: ceil(32 q / 52) (16 words: 10 limbs, 520 bits)."""
+    return -(-32 * q // 52)
 
 
 def mod_lanes_f52(v: Variant) -> bool:
     """Does v's powm run its Montgomery products in radix 2^52 (lib_modlanes_f52.j2)? CUDA (the product's rounding
-    toward minus infinity, and only there measured), 16 words a lane."""
-    return v.op in ("powm", "powm_shared") and v.backend == "cuda" and v.q == MOD_LANES_F52_Q
+    toward minus infinity, and only there measured), at the words a lane measured (MOD_LANES_F52_RESIDENT)."""
+    return v.op in ("powm", "powm_shared") and v.backend == "cuda" and v.q in MOD_LANES_F52_RESIDENT
 
 
 def _mod_lanes_context(v: Variant) -> dict:
@@ -839,10 +849,10 @@ def _mod_lanes_context(v: Variant) -> dict:
     2^(log2 R' - 32N + c) is congruent to R' 2^c, and f_s Montgomery squarings make it R'^3."""
     s = (32 * v.words & -(32 * v.words)).bit_length() - 1
     ctx = {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
-           "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": MOD_LANES_F52_LIMBS,
-           "f_resident": MOD_LANES_F52_RESIDENT}
+           "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": mod_lanes_f52_limbs(v.q),
+           "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0)}
     if ctx["f52"]:
-        r_bits = 52 * MOD_LANES_F52_LIMBS * v.lanes
+        r_bits = 52 * mod_lanes_f52_limbs(v.q) * v.lanes
         f_s = (2 * r_bits & -(2 * r_bits)).bit_length() - 1
         ctx.update(f_s=f_s, f_doublings=r_bits - 32 * v.words + (2 * r_bits >> f_s))
     return ctx
@@ -863,7 +873,7 @@ MOD_LANES = OpFamily(
     ipbs=LANES.ipbs,
     lanes=(2, 4, 8, 16, 32),
     # OpenCL's shuffles and ballots use shared_bytes' scratch (a word per thread); the FP64 products stage limbs
-    shared_words=lambda v: MOD_LANES_F52_STAGE * v.block if mod_lanes_f52(v) else 0,
+    shared_words=lambda v: 2 * mod_lanes_f52_limbs(v.q) * v.block if mod_lanes_f52(v) else 0,
     render_context=_mod_lanes_context,
     multi_instance_blocks=(LANES_BLOCK,),
     constraints=tuple(c for c in LANES.constraints if c.name in ("lanes_fit", "lanes_even_q", "lanes_block")) + (
@@ -876,10 +886,11 @@ MOD_LANES = OpFamily(
                    "words: 1024 bits 4.83 against 4.30, 2048 1.214 against 1.086, 4096 0.312 against 0.268; the rows "
                    "in the windows, where the first version's shifting rows had favoured 8); 8 on OpenCL, "
                    "unmeasured on an OpenCL GPU, whose CPU test run in CI took 80-100 s per variant at 16 against "
-                   "under 20 at 8: one variant per size and backend. On CUDA 24 at 1536 and 3072 bits, where 16 "
-                   "gives no power-of-two number of lanes (H100, M/s, Q = 12 / 24, the thread per instance beside: 1536 "
-                   "bits 2.19 / 2.22 / 0.99, 3072 0.543 / 0.570 / 0.109)",
-                   lambda v: v.backend != "cuda" or v.q == MOD_LANES_Q_CUDA.get(v.bits, 16), "prune"),
+                   "under 20 at 8: one variant per size and backend. On CUDA 12 at 1536 and 3072 bits, where 16 "
+                   "gives no power-of-two number of lanes (the integer lanes, H100, M/s, Q = 12 / 24, the thread per "
+                   "instance beside: 1536 bits 2.19 / 2.22 / 0.99, 3072 0.543 / 0.570 / 0.109; the FP64 products at 12 "
+                   "beat the integer ones at 24 on an H200 by 4% and 2%: MOD_LANES_F52_RESIDENT's note)",
+                   lambda v: v.backend != "cuda" or v.q in MOD_LANES_Q_CUDA.get(v.bits, (16,)), "prune"),
         Constraint("mod_lanes_opencl_q8", "8 words per lane on OpenCL, the only Q there (mod_lanes_q16's CI times): "
                    "sizes whose 8-word lanes are not a power of two (1536, 3072) keep the thread per instance",
                    lambda v: v.backend != "opencl" or v.q == 8),
@@ -887,7 +898,7 @@ MOD_LANES = OpFamily(
 )
 
 # powm's Q per size on CUDA where the default 16 gives no power-of-two number of lanes (mod_lanes_q16)
-MOD_LANES_Q_CUDA = {1536: 24, 3072: 24}
+MOD_LANES_Q_CUDA = {1536: (12,), 3072: (12,)}
 
 # powm and powm_shared below 1024 bits on one lane of the modl kernel (kernel_mod_lanes.j2: its windowed Montgomery
 # product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.5 at 256 bits and 20.2 at 512 against the thread

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from generator import lanes_plan  # noqa: E402
+from generator import lanes_plan, space  # noqa: E402
 from test_modarith_lib import parse_functions, taint_scan  # noqa: E402
 
 SHAPES = ((4, 2), (8, 4), (8, 1), (16, 1))   # (Q words per lane, L lanes); one lane shuffles nothing
@@ -55,21 +55,24 @@ def test_powm_ct_lanes_scan_catches(mutation):
     assert bad
 
 
-F52_LANES = (1, 2, 4, 8)   # the lanes of powm's FP64 products (lib_modlanes_f52.j2): 512 .. 4096 bits, 16 words a lane
+# (q words, L lanes) of powm's FP64 products (lib_modlanes_f52.j2): 512 .. 4096 bits at 16 words a lane, 256 at 8 on
+# one lane, 1536 and 3072 at 12
+F52_SHAPES = ((16, 1), (16, 2), (16, 4), (16, 8), (8, 1), (12, 4), (12, 8))
 
 
-def render_f52(lanes, limbs=10):
+def render_f52(lanes, q=16):
+    """lib_modlanes_f52 at L lanes of q words (space.mod_lanes_f52_limbs(q) limbs a lane)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
-    src = '{% import "lib_modlanes_f52.j2" as mf %}{{ mf.define("t", 16, limbs, lanes) }}'
-    return env.from_string(src).render(lanes=lanes, limbs=limbs)
+    src = '{% import "lib_modlanes_f52.j2" as mf %}{{ mf.define("t", q, limbs, lanes) }}'
+    return env.from_string(src).render(lanes=lanes, q=q, limbs=space.mod_lanes_f52_limbs(q))
 
 
-@pytest.mark.parametrize("lanes", F52_LANES)
-def test_powm_ct_f52_static(lanes):
+@pytest.mark.parametrize("q,lanes", F52_SHAPES)
+def test_powm_ct_f52_static(q, lanes):
     """mf_powm_ct (the FP64 products' windows) with e secret: the selected entry, the operand and, through the call,
     mf_montmul and mf_montsqr carry the taint (their reduction factors, columns, carries and the lanes' carry rounds);
     none of it may reach a branch, a subscript, an address or a division."""
-    funcs = parse_functions(render_f52(lanes))
+    funcs = parse_functions(render_f52(lanes, q))
     bad, visited = taint_scan(funcs, "mf_powm_ct_t", {"e"})
     assert not bad, "\n".join(bad)
     assert {"mf_powm_ct_t", "mf_montmul_t", "mf_montsqr_t"} <= visited

@@ -13,10 +13,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_modlanes_ct import render_f52  # noqa: E402  (the template rendered at L lanes)
+from generator.space import mod_lanes_f52_limbs  # noqa: E402
+from test_modlanes_ct import render_f52  # noqa: E402  (the template rendered at L lanes of q words)
 
+# (q words, L lanes) of the generated kernels: 16 words (10 limbs) at 512-4096 bits, 8 (5 limbs) at 256 bits on one
+# lane, 12 (8 limbs) at 1536 and 3072 bits
+SHAPES = ((16, 1), (16, 2), (16, 4), (16, 8), (8, 1), (12, 4), (12, 8))
 MASK52 = (1 << 52) - 1
 MASK64 = (1 << 64) - 1
 EXP_LO, EXP_HI = 0x433 << 52, 0x467 << 52   # the bit patterns of 2^52 and 2^104: the patterns' exponent fields
@@ -101,15 +106,15 @@ def from_limbs(v):
     return sum(x << (52 * i) for i, x in enumerate(v))
 
 
-@pytest.mark.parametrize("lanes", (1, 2, 4, 8))
-def test_f52_montmul_model(lanes):
-    """Random and edge operands at 512 L bits (16 words a lane, 10 limbs): the result is A B / R' mod M, below 2M
-    for A, B < 2M and below 2^(512 L) + M for A, B < 2^(512 L) (R^2 mod m's squarings), as mf_montmul states."""
-    D, c = 10, template_consts()
+@pytest.mark.parametrize("q,lanes", SHAPES)
+def test_f52_montmul_model(q, lanes):
+    """Random and edge operands at 32 q L bits: the result is A B / R' mod M, below 2M for A, B < 2M and below
+    2^(32 q L) + M for A, B < 2^(32 q L) (R^2 mod m's squarings), as mf_montmul states."""
+    D, c = mod_lanes_f52_limbs(q), template_consts()
     assert c == {"MF_PAIR": (2 * (0x433 + 0x467)) & 0xFFF, "MF_LO2": 2 * 0x433, "MF_HI2": 2 * 0x467}
-    N, bits = lanes * D, 512 * lanes
+    N, bits = lanes * D, 32 * q * lanes
     R = 1 << (52 * N)
-    rng = random.Random(lanes)
+    rng = random.Random(q * lanes)
     mods = [(1 << bits) - 1, (1 << (bits - 1)) + 1, 3, 1, rng.getrandbits(bits) | 1 | 1 << (bits - 1),
             rng.getrandbits(bits // 2) | 1]
     for m in mods:
@@ -160,15 +165,15 @@ def montsqr(A, M, L, D, X, Y):
     return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
 
 
-@pytest.mark.parametrize("lanes", (1, 2, 4, 8))
-def test_f52_montsqr_model(lanes):
+@pytest.mark.parametrize("q,lanes", SHAPES)
+def test_f52_montsqr_model(q, lanes):
     """mf_montsqr with the template's counts gives mf_montmul(A, A) limb for limb, on random and edge operands below
-    2M and below 2^(512 L) (R^2 mod m's squarings)."""
-    D, c = 10, template_consts()
-    X, Y = sqr_counts(render_f52(lanes))
-    N, bits = lanes * D, 512 * lanes
+    2M and below 2^(32 q L) (R^2 mod m's squarings)."""
+    D, c = mod_lanes_f52_limbs(q), template_consts()
+    X, Y = sqr_counts(render_f52(lanes, q))
+    N, bits = lanes * D, 32 * q * lanes
     R = 1 << (52 * N)
-    rng = random.Random(100 + lanes)
+    rng = random.Random(100 + q * lanes)
     mods = [(1 << bits) - 1, (1 << (bits - 1)) + 1, 3, 1, rng.getrandbits(bits) | 1 | 1 << (bits - 1),
             rng.getrandbits(bits // 2) | 1]
     for m in mods:
