@@ -832,6 +832,17 @@ MOD_LANES_F52_RESIDENT = {8: 5, 12: 3, 16: 3}   # blocks of 128 an SM the compil
                              # spike a bound of 3 kept its speed and 4 spilled and lost 14%; 512 (one lane) spills 180 B
 
 
+# Turns of a Montgomery product's step per words a lane (lib_modlanes_f52.j2, mf_montmul: U = D / turns rows unrolled
+# a turn, the window moved down U columns after each). Why: at 10 limbs the kernel's machine code (14752 instructions,
+# D unrolled rows in each of its products) outgrew the instruction cache, whose misses were the warps' top stall (1.06
+# cycles an issued instruction, 0.03 at 5 limbs; tuning/results/h200-2026-11-29-s38, runs 4-5). H200, 512-bit exponents,
+# ms, one turn / two / five (run 6): 512 bits 83.3-83.6 / 79.5-79.8 / 79.6-79.8; 1024 180.5 / 164.3-164.5 / 165.8-165.9;
+# 2048 176.9-177.2 / 164.4-164.5 / 167.6; 4096 177.8 / 166.1-166.2 / 167.8-167.9; at 12 words (8 limbs; four turns
+# beside) 1536 225.2 / 223.5 / 226.7, 3072 225.8-226.0 / 224.3 / 227.5. The squarings (mf_montsqr, rows of different
+# lengths) stay unrolled: squaring by mf_montmul, one body in the windows, ran 181.2-181.3 ms at 1024 bits.
+MOD_LANES_F52_ROLLS = {8: 1, 12: 2, 16: 2}
+
+
 def mod_lanes_f52_limbs(q: int) -> int:
     """52-bit limbs a lane of q words: ceil(32 q / 52) (16 words: 10 limbs, 520 bits)."""
     return -(-32 * q // 52)
@@ -850,7 +861,7 @@ def _mod_lanes_context(v: Variant) -> dict:
     s = (32 * v.words & -(32 * v.words)).bit_length() - 1
     ctx = {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
            "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": mod_lanes_f52_limbs(v.q),
-           "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0)}
+           "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0), "f_rolls": MOD_LANES_F52_ROLLS.get(v.q, 1)}
     if ctx["f52"]:
         r_bits = 52 * mod_lanes_f52_limbs(v.q) * v.lanes
         f_s = (2 * r_bits & -(2 * r_bits)).bit_length() - 1

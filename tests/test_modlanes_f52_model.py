@@ -1,7 +1,8 @@
 """The FP64 Montgomery product of powm's lanes (lib_modlanes_f52.j2, CUDA) modelled on integers, so that CI (no GPU)
 checks its arithmetic: the exact split of a limb product into its two bit patterns, the 64-bit column sums of raw
 patterns, the exponent fields dropped mod 2^52 and subtracted from the carries by the template's own counts
-(MF_PAIR, MF_LO2, MF_HI2, read from the template), the windows passed between lanes, and the lanes' carry rounds.
+(MF_PAIR, MF_LO2, MF_HI2, read from the template), the windows passed between lanes (a turn's columns at a time), and
+the lanes' carry rounds.
 The model follows mf_montmul step by step, and mf_montsqr (each cross product once, its exponent counts the
 template's tables) against it; the GPU tests (test_variants' powm) check the kernels themselves."""
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from generator.space import mod_lanes_f52_limbs  # noqa: E402
+from generator.space import MOD_LANES_F52_ROLLS, mod_lanes_f52_limbs  # noqa: E402
 from test_modlanes_ct import render_f52  # noqa: E402  (the template rendered at L lanes of q words)
 
 # (q words, L lanes) of the generated kernels: 16 words (10 limbs) at 512-4096 bits, 8 (5 limbs) at 256 bits on one
@@ -37,16 +38,6 @@ def split(a, b):
     (exact: a b < 2^104)."""
     assert 0 <= a < 1 << 52 and 0 <= b < 1 << 52
     return EXP_HI + (a * b >> 52), EXP_LO + (a * b & MASK52)
-
-
-def pass_down(W, c0, L, D):
-    """The end of a step: lane 0's carry into its column D, each lane's low D columns to the lane below (lane L - 1
-    takes none) and its high ones moved down."""
-    passed = [W[(k + 1) % L][:D] for k in range(L)]
-    for k in range(L):
-        W[k][D] = (W[k][D] + c0[k]) & MASK64
-        c0[k] = 0
-        W[k][:] = [(W[k][j + D] + (passed[k][j] if k != L - 1 else 0)) & MASK64 for j in range(D)] + [0] * D
 
 
 def limbs_out(W, L, D, count):
@@ -71,30 +62,44 @@ def limbs_out(W, L, D, count):
     return [x for lane in limbs for x in lane]
 
 
-def montmul(A, B, M, L, D, c):
-    """mf_montmul on L lanes of D limbs: A, B, M as lists of L D limbs; returns the result's limbs."""
-    N = L * D
+def pass_turn(W, c0, L, D, U):
+    """The end of a turn of U rows (mf_montmul): lane 0's carry into its column U, the lane above's low U columns
+    (final) into columns D .. D + U - 1 (lane L - 1 takes none), the window moved down U columns."""
+    passed = [W[(k + 1) % L][:U] for k in range(L)]
+    for k in range(L):
+        W[k][U] = (W[k][U] + c0[k]) & MASK64
+        c0[k] = 0
+        for j in range(U):
+            W[k][D + j] = (W[k][D + j] + (passed[k][j] if k != L - 1 else 0)) & MASK64
+        W[k][:] = W[k][U:] + [0] * U
+
+
+def montmul(A, B, M, L, D, c, rolls=1):
+    """mf_montmul on L lanes of D limbs, each step's D rows in `rolls` turns: A, B, M as lists of L D limbs; returns
+    the result's limbs."""
+    N, U = L * D, D // rolls
     minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
     W = [[0] * (2 * D) for _ in range(L)]
     c0 = [0] * L
     for s in range(L):
-        off_s = s * D * c["MF_PAIR"] + c["MF_LO2"]
-        for r in range(D):
-            b = B[s * D + r]   # lane s's limb r, shuffled to all
-            pa = [[split(A[k * D + j], b) for j in range(D)] for k in range(L)]
-            t = [(W[k][r] + pa[k][0][1] + c0[k]) & MASK64 for k in range(L)]
-            q = (t[0] & MASK52) * minv & MASK52   # lane 0's, shuffled to all
-            pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
-            for k in range(L):
-                for j in range(1, D):
-                    W[k][r + j] += pa[k][j][1] + pa[k][j - 1][0] + pm[k][j][1] + pm[k][j - 1][0]
-                W[k][r] = t[k] + pm[k][0][1]
-                W[k][r + D] += pa[k][D - 1][0] + pm[k][D - 1][0]
-                W[k] = [x & MASK64 for x in W[k]]
-                carry = ((W[k][r] >> 52) - (off_s + r * c["MF_PAIR"])) & 0xFFF
-                c0[k] = carry if k == 0 else 0
-            assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
-        pass_down(W, c0, L, D)
+        for p in range(rolls):
+            off_s = (s * D + p * U) * c["MF_PAIR"] + c["MF_LO2"]
+            for r in range(U):
+                b = B[s * D + p * U + r]   # lane s's limb pU + r, shuffled to all
+                pa = [[split(A[k * D + j], b) for j in range(D)] for k in range(L)]
+                t = [(W[k][r] + pa[k][0][1] + c0[k]) & MASK64 for k in range(L)]
+                q = (t[0] & MASK52) * minv & MASK52   # lane 0's, shuffled to all
+                pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
+                for k in range(L):
+                    for j in range(1, D):
+                        W[k][r + j] += pa[k][j][1] + pa[k][j - 1][0] + pm[k][j][1] + pm[k][j - 1][0]
+                    W[k][r] = t[k] + pm[k][0][1]
+                    W[k][r + D] += pa[k][D - 1][0] + pm[k][D - 1][0]
+                    W[k] = [x & MASK64 for x in W[k]]
+                    carry = ((W[k][r] >> 52) - (off_s + r * c["MF_PAIR"])) & 0xFFF
+                    c0[k] = carry if k == 0 else 0
+                assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+            pass_turn(W, c0, L, D, U)
     return limbs_out(W, L, D, lambda k, j: c["MF_HI2"] + c["MF_PAIR"] * (2 * N - 1 - (N + k * D + j)))
 
 
@@ -110,7 +115,7 @@ def from_limbs(v):
 def test_f52_montmul_model(q, lanes):
     """Random and edge operands at 32 q L bits: the result is A B / R' mod M, below 2M for A, B < 2M and below
     2^(32 q L) + M for A, B < 2^(32 q L) (R^2 mod m's squarings), as mf_montmul states."""
-    D, c = mod_lanes_f52_limbs(q), template_consts()
+    D, c, rolls = mod_lanes_f52_limbs(q), template_consts(), MOD_LANES_F52_ROLLS[q]
     assert c == {"MF_PAIR": (2 * (0x433 + 0x467)) & 0xFFF, "MF_LO2": 2 * 0x433, "MF_HI2": 2 * 0x467}
     N, bits = lanes * D, 32 * q * lanes
     R = 1 << (52 * N)
@@ -120,7 +125,10 @@ def test_f52_montmul_model(q, lanes):
     for m in mods:
         for a, b in ((2 * m - 1, 2 * m - 1), (0, 2 * m - 1), (1, 1), (rng.randrange(2 * m), rng.randrange(2 * m)),
                      ((1 << bits) - 1, (1 << bits) - 1), (rng.getrandbits(bits), rng.getrandbits(bits))):
-            r = from_limbs(montmul(to_limbs(a, N), to_limbs(b, N), to_limbs(m, N), lanes, D, c))
+            limbs = montmul(to_limbs(a, N), to_limbs(b, N), to_limbs(m, N), lanes, D, c, rolls)
+            unrolled = montmul(to_limbs(a, N), to_limbs(b, N), to_limbs(m, N), lanes, D, c)
+            assert limbs == unrolled, "the turns change the product"
+            r = from_limbs(limbs)
             assert (r * R - a * b) % m == 0, (hex(m), hex(a), hex(b))
             assert r < (2 * m if max(a, b) < 2 * m else (1 << bits) + m), (hex(m), hex(a), hex(b))
 
@@ -161,7 +169,7 @@ def montsqr(A, M, L, D, X, Y):
                 carry = ((W[k][r] >> 52) - (s * X[r] + Y[r])) & 0xFFF
                 c0[k] = carry if k == 0 else 0
             assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
-        pass_down(W, c0, L, D)
+        pass_turn(W, c0, L, D, D)
     return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
 
 
