@@ -827,9 +827,10 @@ MOD_THREAD = OpFamily(
 # an SM): 1024 bits at Q 8 200.3 against 180.3, 2048 199.5 against 177.2, 4096 200.8 against 177.7 (run 2: the 16-word
 # kernel issues on 56% of cycles at 2.9 warps a scheduler; a row's reduction factor, its shuffle and carry cost the
 # same for 5 limbs as for 10).
-MOD_LANES_F52_RESIDENT = {8: 5, 12: 3, 16: 3}   # blocks of 128 an SM the compiler must fit, per Q: 96, 168 and 168
+MOD_LANES_F52_RESIDENT = {8: 5, 12: 4, 16: 3}   # blocks of 128 an SM the compiler must fit, per Q: 96, 128 and 168
                              # registers, no spill. At 16 unbounded ptxas took 254 (two warps a scheduler); in the
-                             # spike a bound of 3 kept its speed and 4 spilled and lost 14%; 512 (one lane) spills 180 B
+                             # spike a bound of 3 kept its speed and 4 spilled and lost 14%; with the products' turns
+                             # 4 spills 140 B and lost 9-10% at 1024-4096 bits, and at 12 it gained 0.8-0.9% (run 7)
 
 
 # Turns of a Montgomery product's step per words a lane (lib_modlanes_f52.j2, mf_montmul: U = D / turns rows unrolled
