@@ -476,7 +476,7 @@ def test_sizes_beyond_private_memory(ctx):
     scratch mode: generator/mod_scratch.py's words per instance, for as many instances as the cap holds) where smaller
     sizes report none, and a modulus object is made at that size and refused above it. Where the size's call goes
     elsewhere (CUDA: divrem and mod to a lanes kernel, no workspace; mulmod to mul then mod, the product's 2 n words
-    an instance), it reports that."""
+    an instance; mulmod_shared the same and the modulus's copies, 3 n), it reports that."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from generator import mod_scratch, space
     from generator.ops import OPERATIONS
@@ -492,8 +492,10 @@ def test_sizes_beyond_private_memory(ctx):
         chosen = lanes.get(ctx.selected_variant(op, top, 3))
         if chosen not in ("-", "1"):
             # another path serves the size here: a register-resident lanes kernel (CUDA's divrem and mod at 32768
-            # bits: no workspace), or mul then mod (CUDA's mulmod, whose mod is such a kernel: the product's words)
-            assert ctx.workspace_size(op, top, 3) == (0 if chosen else 3 * 4 * 2 * (top // 32)), (op, chosen)
+            # bits: no workspace), or mul then mod (CUDA's mulmod and mulmod_shared, whose mod is such a kernel: the
+            # product's words, and mulmod_shared's copies of its modulus, one an instance: runtime/dispatch.c)
+            composed = 3 if op == "mulmod_shared" else 2
+            assert ctx.workspace_size(op, top, 3) == (0 if chosen else 3 * 4 * composed * (top // 32)), (op, chosen)
             continue
         words = mod_scratch.kernel_words(op, top // 32)
         assert ctx.workspace_size(op, top, 3) == 3 * 4 * words, op
