@@ -268,6 +268,7 @@ LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several 
 # zero-padded words, mullo 0.377 against 0.617, sqr 0.483 against 0.661 (tuning/results/h200-2026-11-29-s34, run 8); on
 # several lanes (1536, 3072 bits) not measured
 LANES_ONE_THREAD_QS = (12,)
+LANES_Q12_SIZES = (1536, 3072)   # 12 words a lane on 4 and 8 lanes (default builds padded them to 2048 and 4096 bits)
 LANES = OpFamily(
     name="lanes",
     template="kernel_mul_lanes.j2",
@@ -281,7 +282,7 @@ LANES = OpFamily(
     # the one-lane low half computes only the words below Q
     render_context=lambda v: {"rows": lanes_plan.lanes_chains(v.q, v.op == "mullo" and v.lanes == 1)},
     multi_instance_blocks=(128, 256, 512, 1024),   # lanes across warps: 32 L threads; lanes_block below
-    extra_sizes=(384,),
+    extra_sizes=(384,) + LANES_Q12_SIZES,
     constraints=(
         Constraint("lanes_fit", "lanes x Q words is the instance exactly, on a power-of-two number of lanes of one "
                    f"warp (at most {LANES_MAX})",
@@ -294,8 +295,9 @@ LANES = OpFamily(
                    lambda v: not v.across or v.ipb == WARP),
         Constraint("lanes_staged_shape", "staged through shared memory (t1): one thread per instance, lanes of one warp",
                    lambda v: not v.staged or (v.lanes == 1 and not v.across)),
-        Constraint("lanes_one_thread_q", f"Q in {LANES_ONE_THREAD_QS} on one lane only (384 bits: measured there)",
-                   lambda v: v.q not in LANES_ONE_THREAD_QS or v.lanes == 1, "prune"),
+        Constraint("lanes_one_thread_q", f"Q in {LANES_ONE_THREAD_QS} on one lane (384 bits: measured there), or at "
+                   f"{LANES_Q12_SIZES} bits, where no other Q gives a power-of-two number of lanes",
+                   lambda v: v.q not in LANES_ONE_THREAD_QS or v.lanes == 1 or v.bits in LANES_Q12_SIZES, "prune"),
         Constraint("lanes_thread_q32", "32 words in one thread only staged (H200, mullo 1024 bits: unstaged, each "
                    "thread's 16-byte loads 128 bytes apart, 6392 M/s against w2's 8252)",
                    lambda v: v.q < 32 or v.staged, "prune"),
