@@ -266,7 +266,8 @@ LANES_MAX_LIVE_WORDS = 128
 LANES_PIPELINE_QS = (4, 8, 16)      # words per lane of the families on several lanes; 32 only for one staged thread
 # 12 for one thread at 384 bits (P-384): H200, 2^27 words, mul 0.572 ms against 0.961 for the 512-bit kernel on
 # zero-padded words, mullo 0.377 against 0.617, sqr 0.483 against 0.661 (tuning/results/h200-2026-11-29-s34, run 8); on
-# several lanes (1536, 3072 bits) not measured
+# 4 and 8 lanes at 1536 and 3072 bits against the padded 2048- and 4096-bit kernels, mul 1.04 against 1.73 ms and 2.08
+# against 3.41, mullo 0.84 against 1.04 and 1.74 against 1.80 (tuning/results/h200-2026-11-29-s38, run 11)
 LANES_ONE_THREAD_QS = (12,)
 LANES_Q12_SIZES = (1536, 3072)   # 12 words a lane on 4 and 8 lanes (default builds padded them to 2048 and 4096 bits)
 LANES = OpFamily(
@@ -918,7 +919,8 @@ MOD_LANES_Q_CUDA = {1536: (12,), 3072: (12,)}
 # product, no shuffles on one lane; H100, 512-bit exponents, M/s: 74.5 at 256 bits and 20.2 at 512 against the thread
 # per instance's 55.9 and 13.3. A one-lane square computing each cross product once, with 2 a's words as operands,
 # ran 75.3 and 19.1 against 74.0 and 20.0 in the same calls, so it was left out: the products it saves are not what
-# bounds the kernel). CUDA only: on
+# bounds the kernel). Both sizes now run the lanes' FP64 products (MOD_LANES_F52_RESIDENT: 256 bits +21% on an H200
+# over this integer lane). CUDA only: on
 # OpenCL the thread per instance keeps these sizes (the one lane's setup shuffles through local memory and barriers,
 # and its CPU test run took 40-100 s per variant against ~10).
 MOD_LANES_ONE = replace(
