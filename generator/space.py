@@ -867,6 +867,9 @@ def _mod_lanes_context(v: Variant) -> dict:
            "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": mod_lanes_f52_limbs(v.q),
            "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0), "f_rolls": MOD_LANES_F52_ROLLS.get(v.q, 1)}
     if ctx["f52"]:
+        if mod_lanes_f52_limbs(v.q) % ctx["f_rolls"]:
+            raise ValueError(f"{v.name}: MOD_LANES_F52_ROLLS[{v.q}] = {ctx['f_rolls']} turns do not divide its "
+                             f"{mod_lanes_f52_limbs(v.q)} rows a step")
         r_bits = 52 * mod_lanes_f52_limbs(v.q) * v.lanes
         f_s = (2 * r_bits & -(2 * r_bits)).bit_length() - 1
         ctx.update(f_s=f_s, f_doublings=r_bits - 32 * v.words + (2 * r_bits >> f_s))
