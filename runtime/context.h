@@ -93,9 +93,9 @@ struct midint_context {
     midint_staging_buf composed_tmp; /* ops.c: a composed mulmod's product, 2 n words per instance */
     midint_staging_buf composed_mods; /* ops.c: a composed mulmod_shared's modulus, n words per instance */
     /* composed_mods holds the modulus object of serial composed_mods_serial in its first composed_mods_count
-     * instances while replay_epoch is composed_mods_epoch (the epoch moves whenever the workspace's buffers are grown or
-     * freed), so that the next call of that modulus copies none; moduli_made: the modulus objects made so far, their
-     * serials */
+     * instances while replay_epoch is composed_mods_epoch (the epoch moves whenever the workspace's buffers are grown
+     * or freed), so that the next call of that modulus copies none; moduli_made: the modulus objects made so far,
+     * their serials */
     uint64_t composed_mods_serial, composed_mods_epoch, moduli_made;
     size_t composed_mods_count;
     /* bigdiv.c: its temporaries, one buffer each (OpenCL copies no rectangle between two parts of one buffer whose

@@ -176,8 +176,8 @@ midint_status midint_workspace_grow(midint_context *ctx, midint_staging_buf *s, 
     return MIDINT_OK;
 }
 
-/* Every device buffer the context holds between calls: the workspace, the composed product's and moduli's, the division's
- * temporaries and batch GCD's kept trees (one list, so that what is counted is what is freed). */
+/* Every device buffer the context holds between calls: the workspace, the composed product's and moduli's, the
+ * division's temporaries and batch GCD's kept trees (one list, so that what is counted is what is freed). */
 enum { HELD_BUFFERS = 5 + MIDINT_BIGDIV_BUFFERS + MIDINT_TREE_BUFFERS };
 static void held_buffers(midint_context *ctx, midint_staging_buf **bufs)
 {
