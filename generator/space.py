@@ -846,6 +846,16 @@ MOD_LANES_F52_RESIDENT = {8: 5, 12: 4, 16: 3}   # blocks of 128 an SM the compil
 # lengths) stay unrolled: squaring by mf_montmul, one body in the windows, ran 181.2-181.3 ms at 1024 bits.
 MOD_LANES_F52_ROLLS = {8: 1, 12: 2, 16: 2}
 
+# The order of a Montgomery squaring's step per (words a lane, lanes) (lib_modlanes_f52.j2, mf_montsqr): a count of
+# turns puts the step's square rows first (unrolled) and its D reductions after them in turns of D / turns rows; a shape
+# not listed interleaves each row's square part and reduction (every row unrolled). H200, 512-bit exponents, ms, two
+# rounds (tuning/results/h200-2026-11-29-s39, runs 1-2): one lane of 16 words (512 bits) 79.1-80.9 interleaved against
+# 74.5-76.4 with the square rows first (+6%); on 2-8 lanes (1024-4096 bits) within 0.8% either way. Two turns lost 1-5.5%
+# at 16 words (1024 bits 164.5 -> 172.2: 6% more instructions for the moves, and the warps waited more), five 3-8%; at
+# 12 words (1536, 3072 bits) two or four turns lost 6%, at 8 (256 bits) five lost 6%. mf_montmul with a turn's
+# products first, then its reductions, lost up to 2.6% (gained 0.8% at 256 bits).
+MOD_LANES_F52_SQR_ROLLS = {(16, 1): 1}
+
 
 def mod_lanes_f52_limbs(q: int) -> int:
     """52-bit limbs a lane of q words: ceil(32 q / 52) (16 words: 10 limbs, 520 bits)."""
@@ -865,11 +875,14 @@ def _mod_lanes_context(v: Variant) -> dict:
     s = (32 * v.words & -(32 * v.words)).bit_length() - 1
     ctx = {"masks": lanes_plan.segment_masks(v.lanes), "rows": lanes_plan.lanes_chains(v.q, False),
            "w0": 32 * v.words >> s, "s": s, "f52": mod_lanes_f52(v), "f_limbs": mod_lanes_f52_limbs(v.q),
-           "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0), "f_rolls": MOD_LANES_F52_ROLLS.get(v.q, 1)}
+           "f_resident": MOD_LANES_F52_RESIDENT.get(v.q, 0), "f_rolls": MOD_LANES_F52_ROLLS.get(v.q, 1),
+           "f_sqr_rolls": MOD_LANES_F52_SQR_ROLLS.get((v.q, v.lanes), 0)}
     if ctx["f52"]:
-        if mod_lanes_f52_limbs(v.q) % ctx["f_rolls"]:
-            raise ValueError(f"{v.name}: MOD_LANES_F52_ROLLS[{v.q}] = {ctx['f_rolls']} turns do not divide its "
-                             f"{mod_lanes_f52_limbs(v.q)} rows a step")
+        for table, key, least in (("MOD_LANES_F52_ROLLS", "f_rolls", 1), ("MOD_LANES_F52_SQR_ROLLS", "f_sqr_rolls", 0)):
+            turns = ctx[key]
+            if turns < least or (turns and mod_lanes_f52_limbs(v.q) % turns):
+                raise ValueError(f"{v.name}: {table} gives {turns} turns, which do not divide its "
+                                 f"{mod_lanes_f52_limbs(v.q)} rows a step")
         r_bits = 52 * mod_lanes_f52_limbs(v.q) * v.lanes
         f_s = (2 * r_bits & -(2 * r_bits)).bit_length() - 1
         ctx.update(f_s=f_s, f_doublings=r_bits - 32 * v.words + (2 * r_bits >> f_s))

@@ -60,19 +60,25 @@ def test_powm_ct_lanes_scan_catches(mutation):
 F52_SHAPES = ((16, 1), (16, 2), (16, 4), (16, 8), (8, 1), (12, 4), (12, 8))
 
 
-def render_f52(lanes, q=16):
-    """lib_modlanes_f52 at L lanes of q words (space.mod_lanes_f52_limbs(q) limbs a lane)."""
+def render_f52(lanes, q=16, rolls=None, sqr_rolls=None):
+    """lib_modlanes_f52 at L lanes of q words (space.mod_lanes_f52_limbs(q) limbs a lane), its products' and squarings'
+    turns space's for q unless given."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ROOT / "templates")), undefined=jinja2.StrictUndefined)
-    src = '{% import "lib_modlanes_f52.j2" as mf %}{{ mf.define("t", q, limbs, lanes) }}'
-    return env.from_string(src).render(lanes=lanes, q=q, limbs=space.mod_lanes_f52_limbs(q))
+    src = '{% import "lib_modlanes_f52.j2" as mf %}{{ mf.define("t", q, limbs, lanes, rolls, sqr_rolls) }}'
+    return env.from_string(src).render(
+        lanes=lanes, q=q, limbs=space.mod_lanes_f52_limbs(q),
+        rolls=space.MOD_LANES_F52_ROLLS[q] if rolls is None else rolls,
+        sqr_rolls=space.MOD_LANES_F52_SQR_ROLLS.get((q, lanes), 0) if sqr_rolls is None else sqr_rolls)
 
 
 @pytest.mark.parametrize("q,lanes", F52_SHAPES)
-def test_powm_ct_f52_static(q, lanes):
+@pytest.mark.parametrize("turns", ("space", "none"))
+def test_powm_ct_f52_static(q, lanes, turns):
     """mf_powm_ct (the FP64 products' windows) with e secret: the selected entry, the operand and, through the call,
     mf_montmul and mf_montsqr carry the taint (their reduction factors, columns, carries and the lanes' carry rounds);
-    none of it may reach a branch, a subscript, an address or a division."""
-    funcs = parse_functions(render_f52(lanes, q))
+    none of it may reach a branch, a subscript, an address or a division. Both orders: the turns space gives q, and
+    none (every row unrolled)."""
+    funcs = parse_functions(render_f52(lanes, q) if turns == "space" else render_f52(lanes, q, 1, 0))
     bad, visited = taint_scan(funcs, "mf_powm_ct_t", {"e"})
     assert not bad, "\n".join(bad)
     assert {"mf_powm_ct_t", "mf_montmul_t", "mf_montsqr_t"} <= visited

@@ -4,7 +4,8 @@ patterns, the exponent fields dropped mod 2^52 and subtracted from the carries b
 (MF_PAIR, MF_LO2, MF_HI2, read from the template), the windows passed between lanes (a turn's columns at a time), and
 the lanes' carry rounds.
 The model follows mf_montmul step by step, and mf_montsqr (each cross product once, its exponent counts the
-template's tables) against it; the GPU tests (test_variants' powm) check the kernels themselves."""
+template's tables; its rows interleaved, or a step's square rows first and its reductions in turns) against it; the
+GPU tests (test_variants' powm) check the kernels themselves."""
 
 import random
 import re
@@ -173,10 +174,49 @@ def montsqr(A, M, L, D, X, Y):
     return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
 
 
+def montsqr_turns(A, M, L, D, X, Y, rolls):
+    """mf_montsqr with its reductions in `rolls` turns: a step's square rows first (all of them, unrolled in the
+    template), then its D reductions in turns of U = D / rolls rows as mf_montmul's, the window passed and moved down
+    after each turn; row pU + r's count s X[pU + r] + Y[pU + r]."""
+    N, U = L * D, D // rolls
+    minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
+    W = [[0] * (2 * D) for _ in range(L)]
+    c0 = [0] * L
+    for s in range(L):
+        for r in range(D):
+            b = A[s * D + r]
+            for k in range(L):
+                pa = {j: split(A[k * D + j], b) for j in range(r, D)}
+                W[k][2 * r] += pa[r][1]
+                for j in range(r + 1, D):
+                    lo, hi = pa[j][1], pa[j - 1][0]
+                    W[k][r + j] += 2 * lo + hi if j == r + 1 else 2 * (lo + hi)
+                W[k][r + D] += pa[D - 1][0] * (1 if r == D - 1 else 2)
+                W[k] = [x & MASK64 for x in W[k]]
+        for p in range(rolls):
+            for r in range(U):
+                cnt = s * X[p * U + r] + Y[p * U + r]
+                t = [(W[k][r] + c0[k]) & MASK64 for k in range(L)]
+                q = (t[0] & MASK52) * minv & MASK52
+                pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
+                for k in range(L):
+                    for j in range(1, D):
+                        W[k][r + j] += pm[k][j][1] + pm[k][j - 1][0]
+                    W[k][r] = t[k] + pm[k][0][1]
+                    W[k][r + D] += pm[k][D - 1][0]
+                    W[k] = [x & MASK64 for x in W[k]]
+                    carry = ((W[k][r] >> 52) - cnt) & 0xFFF
+                    c0[k] = carry if k == 0 else 0
+                assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+            pass_turn(W, c0, L, D, U)
+    return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
+
+
 @pytest.mark.parametrize("q,lanes", SHAPES)
 def test_f52_montsqr_model(q, lanes):
     """mf_montsqr with the template's counts gives mf_montmul(A, A) limb for limb, on random and edge operands below
-    2M and below 2^(32 q L) (R^2 mod m's squarings)."""
+    2M and below 2^(32 q L) (R^2 mod m's squarings), with its rows interleaved and with its reductions in every count
+    of turns that divides D."""
     D, c = mod_lanes_f52_limbs(q), template_consts()
     X, Y = sqr_counts(render_f52(lanes, q))
     N, bits = lanes * D, 32 * q * lanes
@@ -190,6 +230,8 @@ def test_f52_montsqr_model(q, lanes):
             A, Mv = to_limbs(a, N), to_limbs(m, N)
             r = montsqr(A, Mv, lanes, D, X, Y)
             assert r == montmul(A, A, Mv, lanes, D, c), (hex(m), hex(a))
+            for turns in [t for t in range(1, D + 1) if D % t == 0]:
+                assert montsqr_turns(A, Mv, lanes, D, X, Y, turns) == r, (turns, hex(m), hex(a))
             assert (from_limbs(r) * R - a * a) % m == 0, (hex(m), hex(a))
 
 
@@ -205,3 +247,17 @@ def test_f52_montsqr_counts_matter(table, index):
     with pytest.raises(AssertionError):
         r = montsqr(to_limbs(a, 20), to_limbs(m, 20), lanes, D, X, Y)
         assert (from_limbs(r) * (1 << 1040) - a * a) % m == 0
+
+
+@pytest.mark.parametrize("table,key,turns", (("MOD_LANES_F52_ROLLS", 16, 3), ("MOD_LANES_F52_SQR_ROLLS", (16, 2), 3),
+                                             ("MOD_LANES_F52_ROLLS", 16, 0)))
+def test_turns_that_do_not_divide_a_step_are_refused(monkeypatch, table, key, turns):
+    """A count of turns that does not divide a step's 10 rows (or no turn at all for the product) would drop rows
+    silently: the generator refuses the kernel, naming the table."""
+    from types import SimpleNamespace
+    import generator.space as space
+    v = SimpleNamespace(op="powm", backend="cuda", bits=1024, words=32, q=16, lanes=2, name="powm_1024_t")
+    assert space._mod_lanes_context(v)["f52"]
+    monkeypatch.setitem(getattr(space, table), key, turns)
+    with pytest.raises(ValueError, match=table):
+        space._mod_lanes_context(v)
