@@ -75,6 +75,37 @@ def pass_turn(W, c0, L, D, U):
         W[k][:] = W[k][U:] + [0] * U
 
 
+def reduce_row(W, c0, M, L, D, r, t, minv, count):
+    """Row r's reduction (the template's reduce_row and the carry after it): q from lane 0's column r with its carry
+    (t), q M's patterns into every lane's columns, column r's carry less its exponent `count` into c0 on lane 0."""
+    q = (t[0] & MASK52) * minv & MASK52   # lane 0's, shuffled to all
+    pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
+    for k in range(L):
+        for j in range(1, D):
+            W[k][r + j] += pm[k][j][1] + pm[k][j - 1][0]
+        W[k][r] = t[k] + pm[k][0][1]
+        W[k][r + D] += pm[k][D - 1][0]
+        W[k] = [x & MASK64 for x in W[k]]
+        carry = ((W[k][r] >> 52) - count) & 0xFFF
+        c0[k] = carry if k == 0 else 0
+    assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+
+
+def square_row(W, A, L, D, s, r, diag):
+    """Row r of a squaring's step s (the template's square_row): lane k's limbs j >= r times lane s's limb r, the
+    products j > r added twice; column 2r's low part of the square only where `diag`."""
+    b = A[s * D + r]
+    for k in range(L):
+        pa = {j: split(A[k * D + j], b) for j in range(r, D)}
+        if diag:
+            W[k][2 * r] += pa[r][1]
+        for j in range(r + 1, D):
+            lo, hi = pa[j][1], pa[j - 1][0]
+            W[k][r + j] += 2 * lo + hi if j == r + 1 else 2 * (lo + hi)
+        W[k][r + D] += pa[D - 1][0] * (1 if r == D - 1 else 2)
+        W[k] = [x & MASK64 for x in W[k]]
+
+
 def montmul(A, B, M, L, D, c, rolls=1):
     """mf_montmul on L lanes of D limbs, each step's D rows in `rolls` turns: A, B, M as lists of L D limbs; returns
     the result's limbs."""
@@ -89,17 +120,11 @@ def montmul(A, B, M, L, D, c, rolls=1):
                 b = B[s * D + p * U + r]   # lane s's limb pU + r, shuffled to all
                 pa = [[split(A[k * D + j], b) for j in range(D)] for k in range(L)]
                 t = [(W[k][r] + pa[k][0][1] + c0[k]) & MASK64 for k in range(L)]
-                q = (t[0] & MASK52) * minv & MASK52   # lane 0's, shuffled to all
-                pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
                 for k in range(L):
                     for j in range(1, D):
-                        W[k][r + j] += pa[k][j][1] + pa[k][j - 1][0] + pm[k][j][1] + pm[k][j - 1][0]
-                    W[k][r] = t[k] + pm[k][0][1]
-                    W[k][r + D] += pa[k][D - 1][0] + pm[k][D - 1][0]
-                    W[k] = [x & MASK64 for x in W[k]]
-                    carry = ((W[k][r] >> 52) - (off_s + r * c["MF_PAIR"])) & 0xFFF
-                    c0[k] = carry if k == 0 else 0
-                assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+                        W[k][r + j] += pa[k][j][1] + pa[k][j - 1][0]
+                    W[k][r + D] += pa[k][D - 1][0]
+                reduce_row(W, c0, M, L, D, r, t, minv, off_s + r * c["MF_PAIR"])
             pass_turn(W, c0, L, D, U)
     return limbs_out(W, L, D, lambda k, j: c["MF_HI2"] + c["MF_PAIR"] * (2 * N - 1 - (N + k * D + j)))
 
@@ -144,32 +169,16 @@ def sqr_counts(src):
 def montsqr(A, M, L, D, X, Y):
     """mf_montsqr on L lanes of D limbs: row r of step s takes lane k's limbs j >= r times lane s's limb r, the
     products j > r added twice; the counts X, Y are the template's."""
-    N = L * D
     minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
     W = [[0] * (2 * D) for _ in range(L)]
     c0 = [0] * L
     for s in range(L):
         for r in range(D):
-            b = A[s * D + r]
-            pa = [{j: split(A[k * D + j], b) for j in range(r, D)} for k in range(L)]
-            t = [(W[k][r] + (pa[k][0][1] if r == 0 else 0) + c0[k]) & MASK64 for k in range(L)]
-            q = (t[0] & MASK52) * minv & MASK52
-            pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
-            for k in range(L):
-                if r > 0:
-                    W[k][2 * r] += pa[k][r][1]
-                for j in range(r + 1, D):
-                    lo, hi = pa[k][j][1], pa[k][j - 1][0]
-                    W[k][r + j] += 2 * lo + hi if j == r + 1 else 2 * (lo + hi)
-                W[k][r + D] += pa[k][D - 1][0] * (1 if r == D - 1 else 2)
-                for j in range(1, D):
-                    W[k][r + j] += pm[k][j][1] + pm[k][j - 1][0]
-                W[k][r] = t[k] + pm[k][0][1]
-                W[k][r + D] += pm[k][D - 1][0]
-                W[k] = [x & MASK64 for x in W[k]]
-                carry = ((W[k][r] >> 52) - (s * X[r] + Y[r])) & 0xFFF
-                c0[k] = carry if k == 0 else 0
-            assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+            # column r: only row 0 adds to its own column (the square's low part), before its factor is taken
+            low0 = [split(A[k * D], A[s * D])[1] if r == 0 else 0 for k in range(L)]
+            t = [(W[k][r] + low0[k] + c0[k]) & MASK64 for k in range(L)]
+            square_row(W, A, L, D, s, r, r > 0)
+            reduce_row(W, c0, M, L, D, r, t, minv, s * X[r] + Y[r])
         pass_turn(W, c0, L, D, D)
     return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
 
@@ -178,36 +187,17 @@ def montsqr_turns(A, M, L, D, X, Y, rolls):
     """mf_montsqr with its reductions in `rolls` turns: a step's square rows first (all of them, unrolled in the
     template), then its D reductions in turns of U = D / rolls rows as mf_montmul's, the window passed and moved down
     after each turn; row pU + r's count s X[pU + r] + Y[pU + r]."""
-    N, U = L * D, D // rolls
+    U = D // rolls
     minv = (-pow(M[0], -1, 1 << 52)) % (1 << 52)
     W = [[0] * (2 * D) for _ in range(L)]
     c0 = [0] * L
     for s in range(L):
         for r in range(D):
-            b = A[s * D + r]
-            for k in range(L):
-                pa = {j: split(A[k * D + j], b) for j in range(r, D)}
-                W[k][2 * r] += pa[r][1]
-                for j in range(r + 1, D):
-                    lo, hi = pa[j][1], pa[j - 1][0]
-                    W[k][r + j] += 2 * lo + hi if j == r + 1 else 2 * (lo + hi)
-                W[k][r + D] += pa[D - 1][0] * (1 if r == D - 1 else 2)
-                W[k] = [x & MASK64 for x in W[k]]
+            square_row(W, A, L, D, s, r, True)
         for p in range(rolls):
             for r in range(U):
-                cnt = s * X[p * U + r] + Y[p * U + r]
                 t = [(W[k][r] + c0[k]) & MASK64 for k in range(L)]
-                q = (t[0] & MASK52) * minv & MASK52
-                pm = [[split(M[k * D + j], q) for j in range(D)] for k in range(L)]
-                for k in range(L):
-                    for j in range(1, D):
-                        W[k][r + j] += pm[k][j][1] + pm[k][j - 1][0]
-                    W[k][r] = t[k] + pm[k][0][1]
-                    W[k][r + D] += pm[k][D - 1][0]
-                    W[k] = [x & MASK64 for x in W[k]]
-                    carry = ((W[k][r] >> 52) - cnt) & 0xFFF
-                    c0[k] = carry if k == 0 else 0
-                assert W[0][r] & MASK52 == 0, "lane 0's column is not cleared by its reduction factor"
+                reduce_row(W, c0, M, L, D, r, t, minv, s * X[p * U + r] + Y[p * U + r])
             pass_turn(W, c0, L, D, U)
     return limbs_out(W, L, D, lambda k, j: (L - k) * X[j] - Y[j])
 
