@@ -850,9 +850,9 @@ MOD_LANES_F52_ROLLS = {8: 1, 12: 2, 16: 2}
 # turns puts the step's square rows first (unrolled) and its D reductions after them in turns of D / turns rows; a shape
 # not listed interleaves each row's square part and reduction (every row unrolled). H200, 512-bit exponents, ms, two
 # rounds (tuning/results/h200-2026-11-29-s39, runs 1-2): one lane of 16 words (512 bits) 79.1-80.9 interleaved against
-# 74.5-76.4 with the square rows first (+6%); on 2-8 lanes (1024-4096 bits) within 0.8% either way. Two turns lost 1-5.5%
-# at 16 words (1024 bits 164.5 -> 172.2: 6% more instructions for the moves, and the warps waited more), five 3-8%; at
-# 12 words (1536, 3072 bits) two or four turns lost 6%, at 8 (256 bits) five lost 6%. mf_montmul with a turn's
+# 74.5-76.4 with the square rows first (+6%); on 2-8 lanes (1024-4096 bits) within 0.8% either way. Two turns lost up to
+# 5.5% at 16 words (1024 bits 164.5 -> 172.2: 6% more instructions for the moves, and the warps waited more), five 3-8%;
+# at 12 words (1536, 3072 bits) two or four turns lost 6%, at 8 (256 bits) five lost 6%. mf_montmul with a turn's
 # products first, then its reductions, lost up to 2.6% (gained 0.8% at 256 bits).
 MOD_LANES_F52_SQR_ROLLS = {(16, 1): 1}
 
